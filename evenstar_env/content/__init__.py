@@ -1,0 +1,6 @@
+"""Game content: the map, tracks, rule parameters and cards, loaded from data files."""
+
+from .compiled import Content, load_content
+from .loader import DATA_DIR, ContentError
+
+__all__ = ["Content", "ContentError", "DATA_DIR", "load_content"]

@@ -1,0 +1,150 @@
+"""Content compiled into numpy arrays and integer indices for the engine."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .loader import DATA_DIR, RawContent, _walk
+from .schema import Card, HistoryCard, Selector
+
+SIDE_INDEX = {"usa": 0, "china": 1, "neutral": 2}
+ERA_INDEX = {"early": 0, "mid": 1, "late": 2}
+
+
+class Content:
+    """Everything the engine needs to know about the map, tracks and cards."""
+
+    def __init__(self, raw: RawContent) -> None:
+        self.raw = raw
+        m = raw.map
+        self.countries = list(m.countries)
+        self.n = n = len(self.countries)
+        self.index = {c.name: i for i, c in enumerate(self.countries)}
+        self.region_names = [r.name for r in m.regions]
+        self.subregion_names = [s.name for s in m.subregions]
+        self.region_box = {r.name: (r.presence, r.domination, r.control) for r in m.regions}
+        self.region_of = np.array([self.region_names.index(c.region) for c in self.countries])
+        self.place_mask: dict[str, np.ndarray] = {}
+        for r in self.region_names:
+            self.place_mask[r] = np.array([c.region == r for c in self.countries])
+        for s in self.subregion_names:
+            self.place_mask[s] = np.array([s in c.subregions for c in self.countries])
+        self.has_stab = np.array([c.stability is not None for c in self.countries])
+        self.stab = np.array([c.stability or 0 for c in self.countries], dtype=np.int16)
+        # Control threshold: India (no stab) is controlled with a lead of 1 (R2).
+        self.ctrl_stab = np.where(self.has_stab, self.stab, 1).astype(np.int16)
+        self.bg = np.array([c.battleground for c in self.countries])
+        self.non_realignable0 = np.array([c.non_realignable for c in self.countries])
+        adj = np.zeros((n, n), dtype=bool)
+        adj_sp = np.zeros((2, n), dtype=bool)
+        for a, b in m.links:
+            if a in ("USA", "China") or b in ("USA", "China"):
+                sp, c = (a, b) if a in ("USA", "China") else (b, a)
+                adj_sp[0 if sp == "USA" else 1, self.index[c]] = True
+            else:
+                adj[self.index[a], self.index[b]] = adj[self.index[b], self.index[a]] = True
+        self.adj, self.adj_sp = adj, adj_sp
+        self.adj_i8 = adj.astype(np.int8)
+        self.neighbours = [tuple(np.flatnonzero(adj[i])) for i in range(n)]
+        self.taiwan = self.index.get("Taiwan", -1)
+        self.india = self.index.get("India", -1)
+        self.ukraine = self.index["Ukraine"]
+        self.russia = self.index["Russia"]
+
+        # Cards: base and scoring cards share one index (the CARD actions).
+        self.cards: list[Card] = [c for _, cf in raw.card_files for c in cf.cards]
+        self.nc = len(self.cards)
+        self.card_by_id = {c.id: i for i, c in enumerate(self.cards)}
+        self.card_by_name = {c.name: i for i, c in enumerate(self.cards)}
+        self.card_ops = np.array([c.ops for c in self.cards], dtype=np.int16)
+        self.card_side = np.array([SIDE_INDEX[c.side] for c in self.cards], dtype=np.int8)
+        self.card_era = np.array([ERA_INDEX[c.era] for c in self.cards], dtype=np.int8)
+        self.card_scoring = np.array([c.kind == "scoring" for c in self.cards])
+        self.history: list[HistoryCard] = [h for _, hf in raw.history_files for h in hf.history]
+        self.nh = len(self.history)
+        self.hist_by_id = {h.id: i for i, h in enumerate(self.history)}
+        self.hist_side = np.array([SIDE_INDEX[h.side] for h in self.history], dtype=np.int8)
+        self.hist_era = np.array([ERA_INDEX[h.era] for h in self.history], dtype=np.int8)
+        self.hist_special = [h.special for h in self.history]
+        self.persistent_cards = [i for i, c in enumerate(self.cards) if c.persistent]
+
+        t = raw.tracks
+        self.russia_boxes = t.russia
+        self.tech_boxes = (t.tech_usa, t.tech_china)
+        self.rules = raw.rules
+        self.social_zone = _zone_table(t.social, raw.rules.social_max)
+        self.economy_zone = _zone_table(t.economy, raw.rules.economy_max)
+        self.improve_attempts = np.zeros(raw.rules.economy_max + 1, dtype=np.int8)
+        for lo, hi, k in raw.rules.improve_attempts:
+            self.improve_attempts[lo : hi + 1] = k
+
+        # Every effect object gets an integer id so that engine frames stay plain data.
+        self.effects: list[Any] = []
+        self._eid: dict[int, int] = {}
+        for root in (self.cards, self.history, t):
+            for _, node in _walk(root, ""):
+                if hasattr(node, "op") and id(node) not in self._eid:
+                    self._eid[id(node)] = len(self.effects)
+                    self.effects.append(node)
+        self._static: dict[int, np.ndarray] = {}
+
+    def eid(self, effect: Any) -> int:
+        """Integer id of one effect object."""
+        return self._eid[id(effect)]
+
+    def eids(self, effects: list[Any]) -> tuple[int, ...]:
+        """Integer ids of a list of effect objects."""
+        return tuple(self._eid[id(e)] for e in effects)
+
+    def static_mask(self, sel: Selector) -> np.ndarray:
+        """The part of a selector that does not depend on the game state (cached)."""
+        key = id(sel)
+        mask = self._static.get(key)
+        if mask is None:
+            mask = np.ones(self.n, dtype=bool)
+            if sel.countries is not None or sel.regions is not None:
+                places = np.zeros(self.n, dtype=bool)
+                for name in sel.countries or []:
+                    places[self.index[name]] = True
+                for r in sel.regions or []:
+                    places |= self.place_mask[r]
+                mask &= places
+            if sel.battleground is not None:
+                mask &= self.bg == sel.battleground
+            if sel.adjacent_to is not None:
+                near = np.zeros(self.n, dtype=bool)
+                for name in sel.adjacent_to:
+                    if name in ("USA", "China"):
+                        near |= self.adj_sp[0 if name == "USA" else 1]
+                    else:
+                        near |= self.adj[self.index[name]]
+                mask &= near
+            if sel.max_stability is not None:
+                mask &= self.has_stab & (self.stab <= sel.max_stability)
+            if sel.min_stability is not None:
+                mask &= self.has_stab & (self.stab >= sel.min_stability)
+            mask.setflags(write=False)
+            self._static[key] = mask
+        return mask
+
+    def zone(self, track: str, level: int) -> Any:
+        table = self.social_zone if track == "social" else self.economy_zone
+        return table[level]
+
+
+def _zone_table(zones: list, top: int) -> list:
+    table = [None] * (top + 1)
+    for z in zones:
+        for lvl in range(z.lo, z.hi + 1):
+            table[lvl] = z
+    return table
+
+
+@lru_cache(maxsize=4)
+def load_content(data_dir: Path = DATA_DIR) -> Content:
+    """Load, validate and compile the content in `data_dir` (cached)."""
+    return Content(RawContent(Path(data_dir)))

@@ -1,0 +1,213 @@
+"""Load, validate and cross-check the content files (map, setup, tracks, rules, cards)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .schema import (
+    CardFile,
+    Condition,
+    HistoryFile,
+    MapFile,
+    Persistent,
+    RulesFile,
+    Selector,
+    SetupFile,
+    TracksFile,
+)
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+SUPERPOWERS = ("USA", "China")
+
+
+class ContentError(ValueError):
+    """A content file is malformed; the message names the file, the entry and the field."""
+
+
+def _entry_label(raw: Any, loc: tuple) -> tuple[str, tuple]:
+    """Name the top-level entry of an error location, e.g. ``cards[3] (id 'x')``."""
+    if len(loc) >= 2 and isinstance(loc[1], int) and isinstance(raw, dict):
+        items = raw.get(loc[0])
+        label = f"{loc[0]}[{loc[1]}]"
+        if isinstance(items, list) and loc[1] < len(items) and isinstance(items[loc[1]], dict):
+            item = items[loc[1]]
+            key = item.get("id") or item.get("name")
+            if key:
+                label += f" ({key!r})"
+        return label, loc[2:]
+    return (str(loc[0]) if loc else "<file>"), loc[1:]
+
+
+def _read(path: Path, model: type[BaseModel]) -> Any:
+    try:
+        with path.open("rb") as fh:
+            raw = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ContentError(f"{path.name}: file not found in {path.parent}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ContentError(f"{path.name}: not valid TOML: {exc}") from None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors()[:5]:
+            entry, field = _entry_label(raw, tuple(err["loc"]))
+            field_s = ".".join(str(p) for p in field) or "<entry>"
+            lines.append(f"{path.name}: {entry}: field '{field_s}': {err['msg']}")
+        more = len(exc.errors()) - 5
+        if more > 0:
+            lines.append(f"... and {more} more errors")
+        raise ContentError("\n".join(lines)) from None
+
+
+def _walk(obj: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """Yield (field path, model) for every nested pydantic model."""
+    if isinstance(obj, BaseModel):
+        yield path, obj
+        for name in type(obj).model_fields:
+            yield from _walk(getattr(obj, name), f"{path}.{name}")
+    elif isinstance(obj, (list, tuple)):
+        for i, item in enumerate(obj):
+            yield from _walk(item, f"{path}[{i}]")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _walk(v, f"{path}.{k}")
+
+
+class RawContent:
+    """The validated files, before compilation into arrays."""
+
+    def __init__(self, data_dir: Path = DATA_DIR) -> None:
+        self.data_dir = data_dir
+        self.map: MapFile = _read(data_dir / "map.toml", MapFile)
+        self.setup: SetupFile = _read(data_dir / "setup.toml", SetupFile)
+        self.tracks: TracksFile = _read(data_dir / "tracks.toml", TracksFile)
+        self.rules: RulesFile = _read(data_dir / "rules.toml", RulesFile)
+        self.card_files = [
+            (p.name, _read(p, CardFile)) for p in sorted(data_dir.glob("cards_*.toml"))
+        ]
+        self.card_files.append(("scoring.toml", _read(data_dir / "scoring.toml", CardFile)))
+        self.history_files = [
+            (p.name, _read(p, HistoryFile)) for p in sorted(data_dir.glob("history_*.toml"))
+        ]
+        self._check()
+
+    # ------------------------------------------------------------ checks
+    def _check(self) -> None:
+        m = self.map
+        regions = {r.name for r in m.regions}
+        subregions = {s.name for s in m.subregions}
+        places = regions | subregions
+        names = [c.name for c in m.countries]
+        self.country_names = set(names)
+        _unique(names, "map.toml", "countries", "name")
+        for i, c in enumerate(m.countries):
+            where = f"map.toml: countries[{i}] ({c.name!r})"
+            if c.region not in regions:
+                raise ContentError(f"{where}: field 'region': unknown region {c.region!r}")
+            for s in c.subregions:
+                if s not in subregions:
+                    raise ContentError(f"{where}: field 'subregions': unknown sub-region {s!r}")
+        nodes = self.country_names | set(SUPERPOWERS)
+        seen = set()
+        for i, (a, b) in enumerate(m.links):
+            for n in (a, b):
+                if n not in nodes:
+                    raise ContentError(f"map.toml: links[{i}]: unknown country {n!r}")
+            key = frozenset((a, b))
+            if a == b or key in seen:
+                raise ContentError(f"map.toml: links[{i}]: self or duplicate link {a!r}-{b!r}")
+            seen.add(key)
+        for kind in ("usa", "china", "anti_us"):
+            for name, pts in getattr(self.setup, kind).items():
+                if name not in self.country_names:
+                    raise ContentError(f"setup.toml: [{kind}]: unknown country {name!r}")
+                if pts < 0:
+                    raise ContentError(f"setup.toml: [{kind}] {name!r}: negative influence")
+        for side, n in zip(("usa", "china"), (len(self.tracks.tech_usa), len(self.tracks.tech_china))):
+            if n == 0:
+                raise ContentError(f"tracks.toml: tech_{side}: no boxes")
+        for reg in self.rules.spare_scoring:
+            if reg not in regions:
+                raise ContentError(f"rules.toml: field 'spare_scoring': unknown region {reg!r}")
+
+        card_ids: list[str] = []
+        card_names: list[str] = []
+        for fname, cf in self.card_files:
+            card_ids += [c.id for c in cf.cards]
+            card_names += [c.name for c in cf.cards]
+        hist_ids = [h.id for _, hf in self.history_files for h in hf.history]
+        _unique(card_ids + hist_ids, "cards", "cards", "id")
+        _unique(card_names, "cards", "cards", "name")
+        self.card_ids, self.hist_ids = set(card_ids), set(hist_ids)
+        for special in ("turn1", "putin"):
+            if not any(h.special == special for _, hf in self.history_files for h in hf.history):
+                raise ContentError(f"history files: no history card with special = {special!r}")
+
+        def check_refs(where: str, root: Any) -> None:
+            for path, node in _walk(root, ""):
+                _check_node(where + path, node, self.country_names, places, self.card_ids,
+                            self.hist_ids)
+
+        for fname, cf in self.card_files:
+            for i, c in enumerate(cf.cards):
+                check_refs(f"{fname}: cards[{i}] ({c.id!r}): field '", c)
+        for fname, hf in self.history_files:
+            for i, h in enumerate(hf.history):
+                check_refs(f"{fname}: history[{i}] ({h.id!r}): field '", h)
+        for track in ("russia", "tech_usa", "tech_china"):
+            for i, box in enumerate(getattr(self.tracks, track)):
+                check_refs(f"tracks.toml: {track}[{i}] ({box.name!r}): field '", box)
+        for track in ("social", "economy"):
+            for i, zone in enumerate(getattr(self.tracks, track)):
+                check_refs(f"tracks.toml: {track}[{i}] ({zone.name!r}): field '", zone)
+
+
+def _unique(values: list[str], fname: str, entry: str, field: str) -> None:
+    seen: set[str] = set()
+    for v in values:
+        if v in seen:
+            raise ContentError(f"{fname}: {entry}: field '{field}': duplicate value {v!r}")
+        seen.add(v)
+
+
+def _check_node(where: str, node: Any, countries: set[str], places: set[str],
+                cards: set[str], hist: set[str]) -> None:
+    def bad(field: str, msg: str) -> ContentError:
+        return ContentError(f"{where}.{field}'".replace("'.", "'", 1) + f": {msg}")
+
+
+    if isinstance(node, Selector):
+        for n in node.countries or []:
+            if n not in countries:
+                raise bad("countries", f"unknown country {n!r}")
+        for r in node.regions or []:
+            if r not in places:
+                raise bad("regions", f"unknown region {r!r}")
+        for n in node.adjacent_to or []:
+            if n not in countries and n not in SUPERPOWERS:
+                raise bad("adjacent_to", f"unknown country {n!r}")
+    elif isinstance(node, Condition):
+        for field in ("in_play", "not_in_play", "event_played", "event_not_played"):
+            v = getattr(node, field)
+            if v is not None and v not in cards:
+                raise bad(field, f"unknown card id {v!r}")
+        if node.controls is not None and node.controls not in countries:
+            raise bad("controls", f"unknown country {node.controls!r}")
+    op = getattr(node, "op", None)
+    if op == "cancel" and node.card not in cards:
+        raise bad("card", f"unknown card id {node.card!r}")
+    if op == "history_event" and node.card not in hist:
+        raise bad("card", f"unknown history card id {node.card!r}")
+    if op == "score" and node.region not in places:
+        raise bad("region", f"unknown region {node.region!r}")
+    if isinstance(node, Persistent):
+        for field in ("prevents", "cancelled_by"):
+            for v in getattr(node, field):
+                if v not in cards:
+                    raise bad(field, f"unknown card id {v!r}")

@@ -1,0 +1,1 @@
+"""The rules engine: state arrays, the frame machine and the rule handlers."""

@@ -1,0 +1,205 @@
+"""Derived board values (control, costs, targets, scoring), computed vectorised."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..content import Content
+from ..content.schema import Selector
+from .constants import (
+    C_ANTI_US,
+    C_CHINA,
+    C_USA,
+    CHINA,
+    M_RW_ADDED,
+    M_RW_STATE,
+    NOBODY,
+    RW_ACTIVE,
+    USA,
+)
+from .state import State
+
+CONTROLLER_CODES = {"none": (NOBODY,), "usa": (C_USA,), "china": (C_CHINA,),
+                    "anti_us": (C_ANTI_US,), "china_or_anti_us": (C_CHINA, C_ANTI_US)}
+
+
+def controllers(c: Content, s: State) -> np.ndarray:
+    """Controller code of every country (R2, 2.1.8)."""
+    us = np.maximum(s.inf_us, 0)
+    cn = s.inf_cn
+    st = c.ctrl_stab
+    usa = (us >= st) & (us - cn >= st)
+    chn = (cn >= st) & (cn - us >= st)
+    out = np.where(usa, C_USA, np.where(chn, C_CHINA, NOBODY)).astype(np.int8)
+    au = (s.inf_us < 0) & ~chn
+    if c.taiwan >= 0:
+        au[c.taiwan] = False  # 2.1.8.4: Taiwan is never AU-controlled
+    out[au] = C_ANTI_US
+    return out
+
+
+def controller_of(c: Content, s: State, i: int) -> int:
+    """Controller code of one country (scalar version of `controllers`)."""
+    v, cn, st = int(s.inf_us[i]), int(s.inf_cn[i]), int(c.ctrl_stab[i])
+    if v >= st and v - cn >= st:
+        return C_USA
+    if cn >= st and cn - max(v, 0) >= st:
+        return C_CHINA
+    if v < 0 and i != c.taiwan:
+        return C_ANTI_US
+    return NOBODY
+
+
+def own_influence(s: State, p: int) -> np.ndarray:
+    """Influence a player counts as its own markers (6.1.1: AU is not China's)."""
+    return np.maximum(s.inf_us, 0) if p == USA else s.inf_cn
+
+
+def placement_eligible(c: Content, s: State, p: int) -> np.ndarray:
+    """Countries where `p` may place with ops, fixed at the start of the placement (R3)."""
+    own = own_influence(s, p) > 0
+    near = (c.adj_i8 @ own.astype(np.int8)) > 0
+    return own | near | c.adj_sp[p]
+
+
+def placement_costs(c: Content, s: State, p: int) -> np.ndarray:
+    """Ops cost of one point of influence for `p` in every country (6.1.2, 6.1.2.1)."""
+    ctrl = controllers(c, s)
+    enemy = (ctrl == C_USA) if p == CHINA else (ctrl == C_CHINA) | (ctrl == C_ANTI_US)
+    cost = 1 + enemy.astype(np.int16)
+    if c.india >= 0:
+        cost[c.india] = 2
+    return cost
+
+
+def placement_cost(c: Content, s: State, p: int, i: int) -> int:
+    if i == c.india:
+        return 2
+    ctrl = controller_of(c, s, i)
+    if p == USA:
+        return 2 if ctrl in (C_CHINA, C_ANTI_US) else 1
+    return 2 if ctrl == C_USA else 1
+
+
+def realign_targets(c: Content, s: State, p: int) -> np.ndarray:
+    """Countries `p` may realign (6.2.1, 6.2.7, R6)."""
+    if p == USA:
+        has_other = (s.inf_us < 0) | (s.inf_cn > 0)
+    else:
+        has_other = s.inf_us > 0
+    return has_other & ~s.non_realignable & c.has_stab
+
+
+def trade_targets(c: Content, s: State, p: int, ops: int) -> np.ndarray:
+    """Countries `p` may target with a trade contest using a card of `ops` (6.6.2, R10)."""
+    ok = c.has_stab & (c.stab <= 3) & (ops >= 4 - c.stab)
+    if p == USA:
+        ok &= s.inf_us >= 0
+    return ok
+
+
+def kind_code(kind: str, executor: int) -> str:
+    """Resolve "own"/"other" against the executing side (5.6)."""
+    if kind == "own":
+        return "usa" if executor == USA else "china"
+    if kind == "other":
+        return "china" if executor == USA else "usa"
+    return kind
+
+
+def kind_owner(kind: str) -> int:
+    return USA if kind == "usa" else CHINA
+
+
+def amount(s: State, i: int, kind: str) -> int:
+    if kind == "usa":
+        return max(int(s.inf_us[i]), 0)
+    if kind == "anti_us":
+        return max(-int(s.inf_us[i]), 0)
+    return int(s.inf_cn[i])
+
+
+def has_kind(s: State, kind: str) -> np.ndarray:
+    if kind == "usa":
+        return s.inf_us > 0
+    if kind == "anti_us":
+        return s.inf_us < 0
+    return s.inf_cn > 0
+
+
+def add(c: Content, s: State, i: int, kind: str, points: int) -> None:
+    """Add influence (R1: US removes AU first and AU removes US first)."""
+    if kind == "china":
+        s.inf_cn[i] += points
+        return
+    before = int(s.inf_us[i])
+    after = before + points if kind == "usa" else before - points
+    s.inf_us[i] = after
+    if kind == "usa" and i == c.ukraine and s.misc[M_RW_STATE] == RW_ACTIVE:
+        s.misc[M_RW_ADDED] += points  # R19: every US point added counts, AU removal too
+
+
+def reduce(s: State, i: int, kind: str, points: int) -> None:
+    """Reduce influence; a US shortfall is placed as AU (R1), CN and AU stop at 0."""
+    if kind == "china":
+        s.inf_cn[i] = max(int(s.inf_cn[i]) - points, 0)
+    elif kind == "usa":
+        s.inf_us[i] -= points
+    else:
+        s.inf_us[i] = min(int(s.inf_us[i]) + points, 0) if s.inf_us[i] < 0 else s.inf_us[i]
+
+
+def remove_all(s: State, i: int, kind: str) -> None:
+    """Remove every point of a kind; removing all US places no AU (R1)."""
+    if kind == "china":
+        s.inf_cn[i] = 0
+    elif (kind == "usa" and s.inf_us[i] > 0) or (kind == "anti_us" and s.inf_us[i] < 0):
+        s.inf_us[i] = 0
+
+
+def select(c: Content, s: State, sel: Selector, executor: int) -> np.ndarray:
+    """Countries matching a selector now (static part cached, dynamic part vectorised)."""
+    mask = c.static_mask(sel)
+    if sel.controlled_by is not None or sel.not_controlled_by is not None:
+        ctrl = controllers(c, s)
+        if sel.controlled_by is not None:
+            mask = mask & np.isin(ctrl, [k for n in sel.controlled_by for k in CONTROLLER_CODES[n]])
+        if sel.not_controlled_by is not None:
+            bad = [k for n in sel.not_controlled_by for k in CONTROLLER_CODES[n]]
+            mask = mask & ~np.isin(ctrl, bad)
+    for kind in sel.has or ():
+        mask = mask & has_kind(s, kind_code(kind, executor))
+    for kind in sel.lacks or ():
+        mask = mask & ~has_kind(s, kind_code(kind, executor))
+    return mask
+
+
+def score_region(c: Content, s: State, region: str) -> tuple[int, int]:
+    """VP each side would score for a region or sub-region now (10.1, R18)."""
+    ctrl = controllers(c, s)
+    inr = c.place_mask[region]
+    if region in c.subregion_names:
+        # R18: 1 per controlled country, 2 per controlled BG, no AU reduction.
+        return tuple(int(((inr & (ctrl == code)) * np.where(c.bg, 2, 1)).sum())
+                     for code in (C_USA, C_CHINA))  # type: ignore[return-value]
+    bg, nbg = inr & c.bg, inr & ~c.bg
+    us_bg = max(int((bg & (ctrl == C_USA)).sum()) - int((bg & (ctrl == C_ANTI_US)).sum()), 0)
+    us_nbg = max(int((nbg & (ctrl == C_USA)).sum()) - int((nbg & (ctrl == C_ANTI_US)).sum()), 0)
+    cn_bg = int((bg & (ctrl == C_CHINA)).sum())
+    cn_nbg = int((nbg & (ctrl == C_CHINA)).sum())
+    presence, domination, control = c.region_box[region]
+    out = []
+    for p, (mb, mn, ob, on) in enumerate(((us_bg, us_nbg, cn_bg, cn_nbg),
+                                          (cn_bg, cn_nbg, us_bg, us_nbg))):
+        if mb > ob and mn > on:
+            vp = control
+        elif mb > ob and (mn >= 1 or (mn == 0 and on == 0)):
+            vp = domination
+        elif mb + mn >= 1:
+            vp = presence
+        else:
+            vp = 0
+        code = C_USA if p == USA else C_CHINA
+        near_enemy = c.adj_sp[1 - p] & inr & (ctrl == code)
+        out.append(vp + mb + int(near_enemy.sum()))
+    return out[0], out[1]

@@ -1,0 +1,329 @@
+"""The frame machine: a stack of plain-data frames run until a player must decide.
+
+A *frame* is a tuple ``(name, *args)``.  ``HANDLERS[name](m, frame)`` runs it;
+a handler that needs a choice calls :meth:`Machine.ask` (before changing any
+state, so that the frame can be re-run), and ``RESUMES[name](m, frame, action)``
+continues once the player has chosen.  Frames hold only ints, strings and
+tuples, so the whole machine state is copied and serialised with the arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..content import Content
+from ..content.schema import Condition
+from . import board
+from .actions import ActionSpace
+from .constants import (
+    C_ANTI_US,
+    C_CHINA,
+    CHINA,
+    DIPLOMACY,
+    ECONOMY,
+    HAND,
+    IN_PLAY,
+    M_COLLAPSE,
+    M_DECISIONS,
+    M_DIPLO_LOSER,
+    M_END_FLAG,
+    M_NEXT_OPS,
+    M_PHASE,
+    M_RESPONSIBLE,
+    M_RW_ADDED,
+    M_RW_K,
+    M_RW_STATE,
+    M_TURN,
+    P_OVER,
+    RUSSIA,
+    RW_ACTIVE,
+    RW_WAITING,
+    SECURITY,
+    SIDES,
+    SOCIAL,
+    TECH,
+    USA,
+)
+from .rng import Rng
+from .state import State
+
+Handler = Callable[["Machine", tuple], None]
+Resume = Callable[["Machine", tuple, int], None]
+HANDLERS: dict[str, Handler] = {}
+RESUMES: dict[str, Resume] = {}
+EFFECTS: dict[str, Callable[["Machine", Any, int], None]] = {}
+
+
+def handler(name: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        HANDLERS[name] = fn
+        return fn
+    return deco
+
+
+def resume(name: str) -> Callable[[Resume], Resume]:
+    def deco(fn: Resume) -> Resume:
+        RESUMES[name] = fn
+        return fn
+    return deco
+
+
+def effect(op: str) -> Callable:
+    def deco(fn: Callable) -> Callable:
+        EFFECTS[op] = fn
+        return fn
+    return deco
+
+
+class Machine:
+    """Runs frames; owns the state, the content and the action space."""
+
+    def __init__(self, content: Content, state: State, log: bool = False) -> None:
+        self.c = content
+        self.s = state
+        self.space = ActionSpace.for_content(content)
+        self.log_lines: list[str] | None = [] if log else None
+
+    # ------------------------------------------------------------ running
+    def push(self, *frames: tuple) -> None:
+        """Push frames so that the first given runs first."""
+        self.s.stack.extend(reversed(frames))
+
+    def push_effects(self, eids: Iterable[int], executor: int) -> None:
+        self.s.stack.extend(("eff", e, executor) for e in reversed(tuple(eids)))
+
+    def ask(self, frame: tuple, player: int, kind: str, legal: Iterable[int],
+            ctx: dict[str, Any] | None = None) -> None:
+        legal = tuple(legal)
+        if not legal:
+            raise RuntimeError(f"engine bug: decision {kind!r} asked with no legal action")
+        self.s.pending = (frame, player, kind, legal, ctx or {})
+
+    def run(self) -> None:
+        s = self.s
+        while not s.over:
+            if s.pending is not None:
+                if len(s.pending[3]) != 1:
+                    return
+                self.apply(s.pending[3][0])  # a forced choice is taken at once
+                continue
+            if not s.stack:
+                raise RuntimeError("engine bug: no frame left in a game that is not over")
+            frame = s.stack.pop()
+            HANDLERS[frame[0]](self, frame)
+            if s.misc[M_END_FLAG]:
+                self.check_end()
+            if s.misc[M_RW_STATE] == RW_WAITING:
+                self.check_ukraine()
+
+    def apply(self, action: int) -> None:
+        s = self.s
+        frame = s.pending[0]
+        s.pending = None
+        s.misc[M_DECISIONS] += 1
+        RESUMES[frame[0]](self, frame, action)
+        if s.misc[M_END_FLAG]:
+            self.check_end()
+        if s.misc[M_RW_STATE] == RW_WAITING:
+            self.check_ukraine()
+
+    def check_ukraine(self) -> None:
+        """8.1.5: a waiting Russia-Ukraine war activates once Ukraine is not China-controlled."""
+        if board.controller_of(self.c, self.s, self.c.ukraine) not in (C_CHINA, C_ANTI_US):
+            self.activate_rw()
+
+    def activate_rw(self) -> None:
+        s = self.s
+        s.misc[M_RW_STATE] = RW_ACTIVE
+        s.misc[M_RW_K] = 1
+        s.misc[M_RW_ADDED] = 0
+        self.log("Russia-Ukraine war: the US must add 1 influence to Ukraine this turn")
+
+    # ------------------------------------------------------------ helpers
+    def log(self, text: str) -> None:
+        if self.log_lines is not None:
+            self.log_lines.append(f"T{self.s.misc[M_TURN]} {text}")
+
+    def roll(self) -> int:
+        s = self.s
+        if s.forced:
+            return s.forced.pop(0)
+        r = Rng(s.rng)
+        d = r.die()
+        s.rng = r.state
+        return d
+
+    def below(self, n: int) -> int:
+        """A uniform random index for the game's own chance events (draws)."""
+        r = Rng(self.s.rng)
+        x = r.below(n)
+        self.s.rng = r.state
+        return x
+
+    def hand(self, p: int) -> list[int]:
+        return [int(i) for i in (self.s.card_loc == HAND[p]).nonzero()[0]]
+
+    def country(self, i: int) -> str:
+        return self.c.countries[i].name
+
+    def card_name(self, i: int) -> str:
+        return self.c.cards[i].name
+
+    # ------------------------------------------------------------ tracks
+    def track_max(self, t: int) -> int:
+        r = self.c.rules
+        if t in (SOCIAL, SOCIAL + 1):
+            return r.social_max
+        if t in (ECONOMY, ECONOMY + 1):
+            return r.economy_max
+        if t in (DIPLOMACY, SECURITY):
+            return 3
+        if t == RUSSIA:
+            return len(self.c.russia_boxes)
+        return len(self.c.tech_boxes[t - TECH])
+
+    def move_track(self, t: int, delta: int) -> None:
+        """Move a track, clamped; flag immediate ends (R21); push box effects."""
+        s = self.s
+        old = int(s.tracks[t])
+        lo = 0 if t in (RUSSIA, TECH, TECH + 1) else 1
+        new = min(max(old + delta, lo), self.track_max(t))
+        if new == old:
+            return
+        s.tracks[t] = new
+        if t in (SOCIAL, SOCIAL + 1, ECONOMY, ECONOMY + 1) and new == 1:
+            s.misc[M_COLLAPSE + (t % 2)] = 1
+            s.misc[M_END_FLAG] = 1
+        elif t == DIPLOMACY and new == 1:
+            s.misc[M_DIPLO_LOSER] = s.misc[M_RESPONSIBLE] + 1
+            s.misc[M_END_FLAG] = 1
+        elif t == RUSSIA and new > old:
+            # Boxes resolve in order, each with China as executor (R17).
+            for lvl in range(new, old, -1):
+                box = self.c.russia_boxes[lvl - 1]
+                self.push_effects(self.c.eids(box.effects), CHINA)
+                self.s.stack.append(("log", f"Russia track: {box.name}"))
+        elif t in (TECH, TECH + 1) and new > old:
+            p = t - TECH
+            for lvl in range(new, old, -1):
+                box = self.c.tech_boxes[p][lvl - 1]
+                self.push_effects(self.c.eids(box.effects), p)
+                self.s.stack.append(("log", f"{SIDES[p]} tech: {box.name}"))
+
+    def check_end(self) -> None:
+        """Resolve immediate ends flagged since the last check (R21, 10.3.2)."""
+        s = self.s
+        s.misc[M_END_FLAG] = 0
+        if s.over:
+            return
+        cu, cc = s.misc[M_COLLAPSE], s.misc[M_COLLAPSE + 1]
+        if cu and cc:
+            self.finish(None, "social or economy collapse of both sides")
+        elif cu or cc:
+            loser = USA if cu else CHINA
+            self.finish(1 - loser, f"{SIDES[loser]} social or economy collapse")
+        elif s.misc[M_DIPLO_LOSER]:
+            loser = s.misc[M_DIPLO_LOSER] - 1
+            self.finish(1 - loser, f"diplomacy at 1 (total war) caused by {SIDES[loser]}")
+
+    def finish(self, winner: int | None, reason: str) -> None:
+        s = self.s
+        s.result = (winner, reason)
+        s.over = True
+        s.stack.clear()
+        s.pending = None
+        s.misc[M_PHASE] = P_OVER
+        self.log(f"game over: {reason}")
+
+    # ------------------------------------------------------------ cards
+    def modified_ops(self, card: int, p: int, next_plus: bool = False) -> int:
+        """Ops of a card played by `p` (7.3, R4); scoring cards have 0."""
+        printed = int(self.c.card_ops[card])
+        return 0 if printed == 0 else self.ops_for(printed, p, next_plus)
+
+    def ops_for(self, printed: int, p: int, next_plus: bool = False) -> int:
+        """Ops value for `p`: reductions, then increases, clamped 1..4 (7.3, 7.3.1, 7.7)."""
+        down = up = 0
+        for i in self.c.persistent_cards:
+            if self.s.card_loc[i] == IN_PLAY:
+                d = self.c.cards[i].persistent.ops_mod.get(SIDES[p], 0)
+                if d < 0:
+                    down += d
+                else:
+                    up += d
+        if next_plus:
+            up += 1
+        return min(max(max(printed + down, 1) + up, 1), 4)
+
+    def next_plus(self, p: int) -> bool:
+        return bool(self.s.misc[M_NEXT_OPS + p])
+
+    def can_happen(self, card: int, executor: int) -> bool:
+        """Whether a card's event can happen now (prerequisites, cancellations; 5.2, 7.4)."""
+        s, c = self.s, self.c
+        cd = c.cards[card]
+        if cd.persistent is not None and s.card_loc[card] == IN_PLAY:
+            return False
+        for i in c.persistent_cards:
+            if s.card_loc[i] == IN_PLAY and cd.id in c.cards[i].persistent.prevents:
+                return False
+        return all(self.holds(cond, executor) for cond in cd.requires)
+
+    def holds(self, cond: Condition, executor: int) -> bool:
+        s, c = self.s, self.c
+        side = None if cond.side is None else _rel(cond.side, executor)
+        if cond.in_play is not None and s.card_loc[c.card_by_id[cond.in_play]] != IN_PLAY:
+            return False
+        if cond.not_in_play is not None and s.card_loc[c.card_by_id[cond.not_in_play]] == IN_PLAY:
+            return False
+        if cond.event_played is not None and not s.event_played[c.card_by_id[cond.event_played]]:
+            return False
+        if cond.event_not_played is not None and s.event_played[c.card_by_id[cond.event_not_played]]:
+            return False
+        if cond.turn_min is not None and s.misc[M_TURN] < cond.turn_min:
+            return False
+        if cond.turn_max is not None and s.misc[M_TURN] > cond.turn_max:
+            return False
+        if cond.controls is not None:
+            code = board.controller_of(c, s, c.index[cond.controls])
+            if code != (1 if side == USA else 2):
+                return False
+        value = None
+        if cond.track is not None:
+            value = int(s.tracks[track_index(cond.track, side)])
+        elif cond.count is not None:
+            value = int(board.select(c, s, cond.count, executor).sum())
+        if value is not None:
+            if cond.min is not None and value < cond.min:
+                return False
+            if cond.max is not None and value > cond.max:
+                return False
+        return True
+
+
+def _rel(side: str, executor: int) -> int:
+    if side == "self":
+        return executor
+    if side == "opponent":
+        return 1 - executor
+    return USA if side == "usa" else CHINA
+
+
+rel_side = _rel
+
+
+def track_index(name: str, side: int | None) -> int:
+    """Track index from a data name ("social", "diplomacy", ...) and a side."""
+    fixed = {"diplomacy": DIPLOMACY, "regional_security": SECURITY, "russia": RUSSIA}
+    if name in fixed:
+        return fixed[name]
+    base = {"social": SOCIAL, "economy": ECONOMY, "tech": TECH}[name]
+    if side is None:
+        raise ValueError(f"track {name!r} needs a side")
+    return base + side
+
+
+@handler("log")
+def _log(m: Machine, f: tuple) -> None:
+    m.log(f[1])
