@@ -58,6 +58,7 @@ DECISION_TEXT = {
     "spend": "spend foreign reserves, or go on to play a card",
     "card": "choose a card to play",
     "mode": "choose how to play '{card}' ({ops} ops)",
+    "granted": "choose the action an event grants ({ops} ops)",
     "order": "event of '{card}' before or after the action",
     "place": "place influence ({ops} ops left)",
     "realign": "choose a realignment target ({ops} ops)",
@@ -125,7 +126,7 @@ class Game:
         s.tracks[5] = r.start_security
         s.card_loc[:] = np.where(c.card_era == 0, DRAW, OUT)
         s.hist_loc[:] = [H_DECK if (e == 0 and sp is None) else H_OUT
-                         for e, sp in zip(c.hist_era, c.hist_special)]
+                         for e, sp in zip(c.hist_era, c.hist_special, strict=True)]
         s.misc[M_TURN] = 1
         s.misc[M_HEADLINE] = s.misc[M_HEADLINE + 1] = -1
         s.stack.append(("turn",))
@@ -157,6 +158,30 @@ class Game:
         return Decision(SIDES[player], kind, legal, dict(ctx),
                         DECISION_TEXT[kind].format_map(_Default(fmt)))
 
+    def action_id(self, group: str, which: str | int | None = None) -> int:
+        """The id of an action by name: ``("card", "<card name>")``, ``("country", "Iran")``,
+        ``("mode", "realign")``, ``("order", "event_first"|"action_first")``,
+        ``("mod", "plus1")``, ``("spend", "tech")``, ``("option", 1)``, ``("yes")``,
+        ``("no")``, ``("done")``."""
+        sp, c = self._m.space, self.content
+        if group in ("yes", "no", "done"):
+            return getattr(sp, group)
+        if group == "card":
+            return sp.card0 + c.card_by_name[which]
+        if group == "country":
+            return sp.country0 + self._country(which)
+        if group == "mode":
+            return sp.mode0 + MODES.index(which)
+        if group == "order":
+            return sp.order0 + ("event_first", "action_first").index(which)
+        if group == "mod":
+            return sp.mod0 + [k for k, _ in MODIFIERS].index(which)
+        if group == "spend":
+            return sp.spend0 + SPENDS.index(which)
+        if group == "option":
+            return sp.option0 + int(which)
+        raise KeyError(f"unknown action group {group!r}")
+
     def legal_actions(self) -> np.ndarray:
         p = self._m.s.pending
         return np.array(p[3] if p else (), dtype=np.int64)
@@ -175,6 +200,8 @@ class Game:
         a = int(action)
         if p is None:
             raise IllegalActionError(f"the game is over; action {a} cannot be applied")
+        if not 0 <= a < m.space.n:
+            raise IllegalActionError(f"action {a} is outside the action space 0..{m.space.n - 1}")
         if a not in p[3]:
             raise IllegalActionError(
                 f"action {a} ({self._describe_raw(a)}) is not legal for the decision "

@@ -129,8 +129,8 @@ class RawContent:
                     raise ContentError(f"setup.toml: [{kind}]: unknown country {name!r}")
                 if pts < 0:
                     raise ContentError(f"setup.toml: [{kind}] {name!r}: negative influence")
-        for side, n in zip(("usa", "china"), (len(self.tracks.tech_usa), len(self.tracks.tech_china))):
-            if n == 0:
+        for side in ("usa", "china"):
+            if not getattr(self.tracks, f"tech_{side}"):
                 raise ContentError(f"tracks.toml: tech_{side}: no boxes")
         for reg in self.rules.spare_scoring:
             if reg not in regions:
@@ -138,7 +138,7 @@ class RawContent:
 
         card_ids: list[str] = []
         card_names: list[str] = []
-        for fname, cf in self.card_files:
+        for _, cf in self.card_files:
             card_ids += [c.id for c in cf.cards]
             card_names += [c.name for c in cf.cards]
         hist_ids = [h.id for _, hf in self.history_files for h in hf.history]

@@ -7,7 +7,7 @@ silently ignored key.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -224,7 +224,7 @@ class Option(Strict):
 
 
 class Choice(Strict):
-    """A branch chosen by `chooser` (default: the executor) among the options whose requirements hold."""
+    """A branch chosen by `chooser` (default: the executor) among options whose `requires` hold."""
 
     op: Literal["choice"]
     chooser: Chooser = "executor"
@@ -292,28 +292,9 @@ class RussiaUkraineWar(Strict):
 
 
 Effect = Annotated[
-    Union[
-        AddInfluence,
-        ReduceInfluence,
-        RemoveAllInfluence,
-        PlaceFixed,
-        VP,
-        Track,
-        Reserves,
-        Draw,
-        Discard,
-        OpsAction,
-        NonRealignable,
-        Choice,
-        Roll,
-        If,
-        Cancel,
-        Score,
-        RevealHand,
-        NextCard,
-        HistoryEvent,
-        RussiaUkraineWar,
-    ],
+    AddInfluence | ReduceInfluence | RemoveAllInfluence | PlaceFixed | VP | Track | Reserves
+    | Draw | Discard | OpsAction | NonRealignable | Choice | Roll | If | Cancel | Score
+    | RevealHand | NextCard | HistoryEvent | RussiaUkraineWar,
     Field(discriminator="op"),
 ]
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ..content import Content
 from .constants import MODES, MODIFIERS, N_OPTIONS, SPENDS
 
 
-@dataclass(frozen=True)
 class ActionSpace:
     """Offsets of the action groups; an action id is ``offset + index``.
 
@@ -19,57 +17,27 @@ class ActionSpace:
     DONE (stop spending / pass).
     """
 
-    n_cards: int
-    n_countries: int
+    __slots__ = ("n_cards", "n_countries", "card0", "country0", "mode0", "order0", "mod0",
+                 "spend0", "yes", "no", "option0", "done", "n")
+
+    def __init__(self, n_cards: int, n_countries: int) -> None:
+        self.n_cards, self.n_countries = n_cards, n_countries
+        self.card0 = 0
+        self.country0 = n_cards
+        self.mode0 = self.country0 + n_countries
+        self.order0 = self.mode0 + len(MODES)
+        self.mod0 = self.order0 + 2
+        self.spend0 = self.mod0 + len(MODIFIERS)
+        self.yes = self.spend0 + len(SPENDS)
+        self.no = self.yes + 1
+        self.option0 = self.no + 1
+        self.done = self.option0 + N_OPTIONS
+        self.n = self.done + 1
 
     @classmethod
     @lru_cache(maxsize=8)
     def for_content(cls, content: Content) -> ActionSpace:
         return cls(content.nc, content.n)
-
-    @property
-    def card0(self) -> int:
-        return 0
-
-    @property
-    def country0(self) -> int:
-        return self.n_cards
-
-    @property
-    def mode0(self) -> int:
-        return self.country0 + self.n_countries
-
-    @property
-    def order0(self) -> int:
-        return self.mode0 + len(MODES)
-
-    @property
-    def mod0(self) -> int:
-        return self.order0 + 2
-
-    @property
-    def spend0(self) -> int:
-        return self.mod0 + len(MODIFIERS)
-
-    @property
-    def yes(self) -> int:
-        return self.spend0 + len(SPENDS)
-
-    @property
-    def no(self) -> int:
-        return self.yes + 1
-
-    @property
-    def option0(self) -> int:
-        return self.no + 1
-
-    @property
-    def done(self) -> int:
-        return self.option0 + N_OPTIONS
-
-    @property
-    def n(self) -> int:
-        return self.done + 1
 
     def group(self, a: int) -> tuple[str, int]:
         """The group name of an action id and its index within the group."""

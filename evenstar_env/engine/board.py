@@ -83,10 +83,7 @@ def placement_cost(c: Content, s: State, p: int, i: int) -> int:
 
 def realign_targets(c: Content, s: State, p: int) -> np.ndarray:
     """Countries `p` may realign (6.2.1, 6.2.7, R6)."""
-    if p == USA:
-        has_other = (s.inf_us < 0) | (s.inf_cn > 0)
-    else:
-        has_other = s.inf_us > 0
+    has_other = (s.inf_us < 0) | (s.inf_cn > 0) if p == USA else s.inf_us > 0
     return has_other & ~s.non_realignable & c.has_stab
 
 

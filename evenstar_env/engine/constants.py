@@ -8,7 +8,8 @@ SIDE_LABEL = ("US", "China")
 NEUTRAL = 2
 
 # Card locations (State.card_loc).
-DRAW, HAND_USA, HAND_CHINA, DISCARD, REMOVED, IN_PLAY, OUT, HEADLINE_USA, HEADLINE_CHINA, PLAYING = range(10)
+(DRAW, HAND_USA, HAND_CHINA, DISCARD, REMOVED, IN_PLAY, OUT, HEADLINE_USA, HEADLINE_CHINA,
+ PLAYING) = range(10)
 HAND = (HAND_USA, HAND_CHINA)
 HEADLINE = (HEADLINE_USA, HEADLINE_CHINA)
 LOC_NAMES = ("draw", "hand_usa", "hand_china", "discard", "removed", "in_play", "out",

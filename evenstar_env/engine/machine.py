@@ -52,7 +52,7 @@ Handler = Callable[["Machine", tuple], None]
 Resume = Callable[["Machine", tuple, int], None]
 HANDLERS: dict[str, Handler] = {}
 RESUMES: dict[str, Resume] = {}
-EFFECTS: dict[str, Callable[["Machine", Any, int], None]] = {}
+EFFECTS: dict[str, Callable[[Machine, Any, int], None]] = {}
 
 
 def handler(name: str) -> Callable[[Handler], Handler]:
@@ -279,7 +279,8 @@ class Machine:
             return False
         if cond.event_played is not None and not s.event_played[c.card_by_id[cond.event_played]]:
             return False
-        if cond.event_not_played is not None and s.event_played[c.card_by_id[cond.event_not_played]]:
+        not_played = cond.event_not_played
+        if not_played is not None and s.event_played[c.card_by_id[not_played]]:
             return False
         if cond.turn_min is not None and s.misc[M_TURN] < cond.turn_min:
             return False

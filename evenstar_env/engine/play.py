@@ -70,9 +70,9 @@ def spend_options(m: Machine, p: int) -> list[int]:
     out = []
     if p == CHINA and res >= c.rules.russia_spend_price and s.tracks[RUSSIA] < m.track_max(RUSSIA):
         out.append(SPEND_RUSSIA)
-    if p == USA and s.tracks[TECH] < m.track_max(TECH):
-        if res >= c.tech_boxes[USA][int(s.tracks[TECH])].price:
-            out.append(SPEND_TECH)
+    level = int(s.tracks[TECH + USA])
+    if p == USA and level < m.track_max(TECH) and res >= c.tech_boxes[USA][level].price:
+        out.append(SPEND_TECH)
     if res >= c.rules.diplomacy_spend_price and s.tracks[DIPLOMACY] < 3:
         out.append(SPEND_DIPLOMACY)
     return out
@@ -149,9 +149,10 @@ def legal_modes(m: Machine, p: int, card: int, ops: int) -> list[int]:
         if s.tracks[ECONOMY + p] < c.rules.economy_max:
             modes.append(MODE_ECONOMY)
     if ops >= 2 and not s.misc[M_TECH_DONE + p]:
-        if p == CHINA and s.tracks[TECH + CHINA] < m.track_max(TECH + CHINA):
-            modes.append(MODE_TECH)
-        elif p == USA and s.tracks[SOCIAL + CHINA] > 1:
+        # Tech race needs a box left; sabotage needs China's social above 1.
+        room = (s.tracks[TECH + CHINA] < m.track_max(TECH + CHINA) if p == CHINA
+                else s.tracks[SOCIAL + CHINA] > 1)
+        if room:
             modes.append(MODE_TECH)
     if not s.misc[M_TRADE_DONE + p] and board.trade_targets(c, s, p, ops).any():
         modes.append(MODE_TRADE)
@@ -278,16 +279,12 @@ def _ops_mode(m: Machine, f: tuple) -> None:
     _, p, ops, modes, allowed = f
     s, c = m.s, m.c
     mask = _allowed_mask(m, allowed)
-    ok = []
-    for mode in modes:
-        if mode == MODE_PLACE and (board.placement_eligible(c, s, p) & mask).any():
-            ok.append(mode)
-        elif mode == MODE_REALIGN and (board.realign_targets(c, s, p) & mask).any():
-            ok.append(mode)
-        elif mode == MODE_TRADE and (board.trade_targets(c, s, p, ops) & mask).any():
-            ok.append(mode)
+    targets = {MODE_PLACE: lambda: board.placement_eligible(c, s, p),
+               MODE_REALIGN: lambda: board.realign_targets(c, s, p),
+               MODE_TRADE: lambda: board.trade_targets(c, s, p, ops)}
+    ok = [mode for mode in modes if (targets[mode]() & mask).any()]
     if ok:
-        m.ask(f, p, "mode", (m.space.mode0 + x for x in ok), {"ops": ops, "card": -1})
+        m.ask(f, p, "granted", (m.space.mode0 + x for x in ok), {"ops": ops})
 
 
 @resume("ops_mode")
