@@ -1,0 +1,1 @@
+"""Experiments: the demo, self-play games and (later) training and balance studies."""
