@@ -1,7 +1,14 @@
 """Evenstar: a reinforcement-learning environment for Dawn of the Evenstar."""
 
+import pettingzoo as _pz
+
 from .content import ContentError
+from .env import env, raw_env
 from .game import Decision, Game, IllegalActionError, Result
 
-__all__ = ["ContentError", "Decision", "Game", "IllegalActionError", "Result"]
+__all__ = ["ContentError", "Decision", "Game", "IllegalActionError", "Result", "env", "raw_env"]
 __version__ = "0.1.0"
+
+ENV_ID = "Evenstar-v0"
+if ENV_ID not in _pz.aec_registry:
+    _pz.register("aec", ENV_ID, entry_point="evenstar_env.env:env")
