@@ -8,46 +8,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from common import machine, uniform_game
 
 from agents import CautiousRandomAgent
 from evenstar_env import Game
 from experiments.selfplay import play_game
 
 
-def machine() -> dict[str, str]:
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "python": platform.python_version(), "platform": platform.platform()}
-
-
 def end_reason(reason: str) -> str:
     """Group a result reason into its kind (drop scores and side names)."""
     return reason.split(":")[0].split(" caused")[0].replace("usa ", "").replace("china ", "")
-
-
-def uniform_game(seed: int) -> tuple[int, str | None, str, int]:
-    """Uniform random play straight on the engine (no agent objects)."""
-    g = Game(seed)
-    rng = np.random.default_rng(seed)
-    steps = 0
-    while not g.is_over:
-        legal = g.legal_actions()
-        g.step(int(legal[rng.integers(legal.size)]))
-        steps += 1
-    return steps, g.result.winner, g.result.reason, g.turn
 
 
 def cautious_game(seed: int) -> tuple[int, str | None, str, int]:

@@ -53,23 +53,24 @@ class ObservationEncoder:
     def __init__(self, content: Content) -> None:
         self.c = c = content
         n, nc, nh = c.n, c.nc, c.nh
+        n_spare = len(c.rules.spare_scoring)
+        # Blocks that are written in one operation stay contiguous (see `encode`).
         sizes = [
             ("inf_usa", n), ("inf_china", n), ("inf_anti_us", n),
             ("ctrl_usa", n), ("ctrl_china", n), ("ctrl_anti_us", n),
             ("battleground", n), ("stability", n), ("non_realignable", n),
             ("adjacent_usa", n), ("adjacent_china", n),
+            ("hand", nc), ("discard", nc), ("removed", nc), ("in_play", nc), ("own_headline", nc),
+            ("revealed_opponent_hand", nc),
             ("tracks", 9), ("vp", 2), ("reserves", 2),
-            ("turn", 1), ("round", 1), ("phase", len(PHASES)), ("phasing", 2), ("me", 2),
-            ("to_move", 1),
-            ("hand", nc), ("discard", nc), ("removed", nc), ("in_play", nc),
-            ("revealed_opponent_hand", nc), ("own_headline", nc),
-            ("opponent_hand_size", 1), ("own_hand_size", 1),
+            ("hand_size", 2), ("improve_left", 2), ("tech_done", 2), ("trade_done", 2),
+            ("discard_right", 2), ("round8", 2), ("next_card", 6),
+            ("russia_ukraine_need", 1), ("russia_ukraine_added", 1),
+            ("turn", 1), ("round", 1), ("opponent_hand_size", 1), ("own_hand_size", 1),
+            ("phase", len(PHASES)), ("phasing", 2), ("me", 2), ("to_move", 1),
+            ("russia_ukraine", 3), ("spare_scoring_used", n_spare),
             ("decision_kind", len(DECISION_KINDS)), ("decision_card", nc), ("decision_ops", 1),
             ("decision_countries", n), ("decision_history", nh),
-            ("hand_size", 2), ("improve_left", 2), ("tech_done", 2), ("trade_done", 2),
-            ("discard_right", 2), ("round8", 2), ("russia_ukraine", 3), ("russia_ukraine_need", 1),
-            ("russia_ukraine_added", 1), ("next_card", 6), ("spare_scoring_used",
-                                                           len(c.rules.spare_scoring)),
         ]
         self.layout: dict[str, slice] = {}
         start = 0
@@ -77,13 +78,24 @@ class ObservationEncoder:
             self.layout[name] = slice(start, start + size)
             start += size
         self.size = start
-        track_max = np.array([c.rules.social_max] * 2 + [c.rules.economy_max] * 2 + [3, 3,
-                             len(c.russia_boxes), len(c.tech_boxes[0]), len(c.tech_boxes[1])],
-                             dtype=np.float32)
-        self._track_scale = 1.0 / track_max
+        L = self.layout
+        self._inf = slice(L["inf_usa"].start, L["inf_anti_us"].stop)
+        self._ctrl = slice(L["ctrl_usa"].start, L["ctrl_anti_us"].stop)
+        self._cards = slice(L["hand"].start, L["own_headline"].stop)
+        self._numbers = slice(L["tracks"].start, L["own_hand_size"].stop)
+        self._ctrl_codes = np.array([[C_USA], [C_CHINA], [C_ANTI_US]])
+        self._card_codes = [np.array([[HAND[p]], [DISCARD], [REMOVED], [IN_PLAY], [HEADLINE[p]]])
+                            for p in (0, 1)]
+        track_max = [c.rules.social_max] * 2 + [c.rules.economy_max] * 2 + [
+            3, 3, len(c.russia_boxes), len(c.tech_boxes[0]), len(c.tech_boxes[1])]
+        # Scale of every value of the "numbers" block, in order.
+        self._number_scale = np.array(
+            [1 / t for t in track_max] + [1 / 20] * 2 + [1 / 10] * 2 + [1 / 10] * 2
+            + [1 / 3] * 2 + [1.0] * 14 + [1 / 10] * 2 + [1 / c.rules.turns]
+            + [1 / (c.rules.action_rounds + 1)] + [1 / 10] * 2, dtype=np.float32)
+        assert self._number_scale.size == self._numbers.stop - self._numbers.start
         # The parts that never change during a game.
         self._static = np.zeros(self.size, dtype=np.float32)
-        L = self.layout
         self._static[L["battleground"]] = c.bg
         self._static[L["stability"]] = c.stab / 5.0
         self._static[L["adjacent_usa"]] = c.adj_sp[0]
@@ -92,37 +104,38 @@ class ObservationEncoder:
 
     def encode(self, m: Machine, p: int) -> np.ndarray:
         """The observation of player `p` (0 = US, 1 = China)."""
-        s, c, L = m.s, self.c, self.layout
+        s, L = m.s, self.layout
         o = 1 - p
         v = self._static.copy()
-        us = s.inf_us.astype(np.float32)
-        v[L["inf_usa"]] = np.maximum(us, 0) / INFLUENCE_SCALE
-        v[L["inf_anti_us"]] = np.maximum(-us, 0) / INFLUENCE_SCALE
-        v[L["inf_china"]] = s.inf_cn / INFLUENCE_SCALE
-        ctrl = controllers(c, s)
-        v[L["ctrl_usa"]] = ctrl == C_USA
-        v[L["ctrl_china"]] = ctrl == C_CHINA
-        v[L["ctrl_anti_us"]] = ctrl == C_ANTI_US
+        inf = v[self._inf].reshape(3, -1)
+        np.maximum(s.inf_us, 0, out=inf[0])
+        inf[1] = s.inf_cn
+        np.negative(s.inf_us, out=inf[2])
+        np.maximum(inf[2], 0, out=inf[2])
+        inf *= 1.0 / INFLUENCE_SCALE
+        ctrl = controllers(self.c, s)
+        v[self._ctrl] = (ctrl == self._ctrl_codes).ravel()
         v[L["non_realignable"]] = s.non_realignable
-        v[L["tracks"]] = s.tracks * self._track_scale
-        v[L["vp"]] = s.vp / 20.0
-        v[L["reserves"]] = s.reserves / 10.0
+        loc = s.card_loc
+        v[self._cards] = (loc == self._card_codes[p]).ravel()
+        v[L["revealed_opponent_hand"]] = s.revealed[o]  # R20: the snapshot as revealed
         misc = s.misc
-        v[L["turn"]] = misc[M_TURN] / c.rules.turns
-        v[L["round"]] = misc[M_ROUND] / (c.rules.action_rounds + 1)
+        numbers = [*s.tracks.tolist(), *s.vp.tolist(), *s.reserves.tolist(),
+                   *misc[M_HAND_SIZE:M_HAND_SIZE + 2], *misc[M_IMPROVE_LEFT:M_IMPROVE_LEFT + 2],
+                   *misc[M_TECH_DONE:M_TECH_DONE + 2], *misc[M_TRADE_DONE:M_TRADE_DONE + 2],
+                   *misc[M_DISCARD_RIGHT:M_DISCARD_RIGHT + 2], *misc[M_ROUND8:M_ROUND8 + 2],
+                   *misc[M_NEXT_OPS:M_NEXT_OPS + 2], *misc[M_NEXT_NO_EVENT:M_NEXT_NO_EVENT + 2],
+                   *misc[M_NEXT_BOTH:M_NEXT_BOTH + 2], misc[M_RW_K], misc[M_RW_ADDED],
+                   misc[M_TURN], misc[M_ROUND], int(np.count_nonzero(loc == HAND[o])),
+                   int(np.count_nonzero(loc == HAND[p]))]
+        v[self._numbers] = numbers
+        v[self._numbers] *= self._number_scale
         v[L["phase"].start + misc[M_PHASE]] = 1.0
         if misc[M_PHASING] in (0, 1):
             v[L["phasing"].start + misc[M_PHASING]] = 1.0
         v[L["me"].start + p] = 1.0
-        loc = s.card_loc
-        v[L["hand"]] = loc == HAND[p]
-        v[L["discard"]] = loc == DISCARD
-        v[L["removed"]] = loc == REMOVED
-        v[L["in_play"]] = loc == IN_PLAY
-        v[L["revealed_opponent_hand"]] = s.revealed[o]  # R20: the snapshot as revealed
-        v[L["own_headline"]] = loc == HEADLINE[p]
-        v[L["opponent_hand_size"]] = np.count_nonzero(loc == HAND[o]) / 10.0
-        v[L["own_hand_size"]] = np.count_nonzero(loc == HAND[p]) / 10.0
+        v[L["russia_ukraine"].start + misc[M_RW_STATE]] = 1.0
+        v[L["spare_scoring_used"]] = s.spare_used
         pend = s.pending
         if pend is not None:
             _, player, kind, legal, ctx = pend
@@ -137,16 +150,4 @@ class ObservationEncoder:
             if player == p and kind in ("place", "realign", "trade", "influence"):
                 countries = np.fromiter(legal, dtype=np.int64) - m.space.country0
                 v[L["decision_countries"].start + countries] = 1.0
-        for name, base in (("hand_size", M_HAND_SIZE), ("improve_left", M_IMPROVE_LEFT),
-                           ("tech_done", M_TECH_DONE), ("trade_done", M_TRADE_DONE),
-                           ("discard_right", M_DISCARD_RIGHT), ("round8", M_ROUND8)):
-            v[L[name]] = misc[base], misc[base + 1]
-        v[L["hand_size"]] /= 10.0
-        v[L["improve_left"]] /= 3.0
-        v[L["russia_ukraine"].start + misc[M_RW_STATE]] = 1.0
-        v[L["russia_ukraine_need"]] = misc[M_RW_K] / 10.0
-        v[L["russia_ukraine_added"]] = misc[M_RW_ADDED] / 10.0
-        v[L["next_card"]] = (misc[M_NEXT_OPS], misc[M_NEXT_OPS + 1], misc[M_NEXT_NO_EVENT],
-                             misc[M_NEXT_NO_EVENT + 1], misc[M_NEXT_BOTH], misc[M_NEXT_BOTH + 1])
-        v[L["spare_scoring_used"]] = s.spare_used
         return v

@@ -1,0 +1,81 @@
+"""Environment benchmark: engine decisions/s, AEC steps/s with observation and mask,
+games/s, and PettingZoo's connect_four through the same loop, on one core.
+
+Prints the figures and writes them as JSON (default: benchmarks/results/env.json).
+Usage: python benchmarks/bench_env.py [--games N] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+from common import machine, uniform_game
+
+import evenstar_env  # noqa: F401  (registers Evenstar-v0)
+
+
+def aec_random_play(env_id: str, games: int, seed: int = 0) -> dict:
+    """Random legal play through agent_iter/last/step: every step builds obs and mask."""
+    env = pettingzoo.make("aec", env_id)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    t0 = time.perf_counter()
+    for k in range(games):
+        env.reset(seed=seed + k)
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            steps += 1
+    dt = time.perf_counter() - t0
+    env.close()
+    return {"env": env_id, "games": games, "steps": steps, "seconds": round(dt, 3),
+            "steps_per_s": round(steps / dt), "games_per_s": round(games / dt, 1)}
+
+
+def engine_play(games: int) -> dict:
+    t0 = time.perf_counter()
+    decisions = sum(uniform_game(seed)[0] for seed in range(games))
+    dt = time.perf_counter() - t0
+    return {"games": games, "decisions": decisions, "seconds": round(dt, 3),
+            "decisions_per_s": round(decisions / dt), "games_per_s": round(games / dt, 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=500)
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "env.json")
+    args = ap.parse_args()
+    aec_random_play("Evenstar-v0", 2)  # warm up: content loading, imports
+    out = {
+        "machine": machine(),
+        "engine": engine_play(args.games),
+        "evenstar_aec": aec_random_play("Evenstar-v0", args.games),
+        "connect_four_aec": aec_random_play("classic/connect_four-v3", args.games * 5),
+    }
+    ratio = out["evenstar_aec"]["steps_per_s"] / out["connect_four_aec"]["steps_per_s"]
+    out["ratio_evenstar_to_connect_four_steps"] = round(ratio, 2)
+    e, a, c = out["engine"], out["evenstar_aec"], out["connect_four_aec"]
+    print(f"machine: {out['machine']['cpu']} (Python {out['machine']['python']}), one core")
+    print(f"engine (uniform random): {e['decisions_per_s']:,} decisions/s, "
+          f"{e['games_per_s']} games/s")
+    print(f"Evenstar AEC, obs + mask every step: {a['steps_per_s']:,} steps/s, "
+          f"{a['games_per_s']} games/s ({a['games']} games)")
+    print(f"connect_four_v3 AEC, same loop: {c['steps_per_s']:,} steps/s, "
+          f"{c['games_per_s']} games/s ({c['games']} games)")
+    print(f"ratio Evenstar / connect_four steps/s: {ratio:.2f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=2))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
