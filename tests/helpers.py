@@ -31,3 +31,222 @@ def play(g: Game, card: str, mode: str) -> None:
 
 def do(g: Game, group: str, which: str | int | None = None) -> None:
     g.step(g.action_id(group, which))
+
+
+# ---------------------------------------------------------------------------
+# Card-test helpers (tests/test_cards_early.py, tests/test_history_cards.py).
+
+_QUIET_CACHE: dict[tuple[int, str, int], Game] = {}
+
+
+def quiet_action(g: Game) -> int:
+    """A choice that changes as little as possible: no reserve spends, zero modifiers,
+    no upgrade / 8th round / end discard, scoring cards first (never held), cards
+    played for ops (placement), the action before the event."""
+    d = g.decision
+    legal = d.legal
+    if d.kind in ("spend", "end_discard"):
+        return g.action_id("done")
+    if d.kind == "modifier":
+        return g.action_id("mod", "zero")
+    if d.kind in ("upgrade", "round8"):
+        return g.action_id("no")
+    if d.kind in ("card", "headline"):
+        for a in legal:
+            if g.content.card_scoring[a - g.action_id("card", g.content.cards[0].name)]:
+                return a
+    if d.kind == "mode" and g.action_id("mode", "place") in legal:
+        return g.action_id("mode", "place")
+    if d.kind == "order":
+        return g.action_id("order", "action_first")
+    return legal[0]
+
+
+def quiet_advance(g: Game, kind: str, player: str | None = None, turn: int | None = None,
+                  limit: int = 5000) -> Game:
+    """Like `advance_to`, but answering with `quiet_action`; optionally in a given turn."""
+    for _ in range(limit):
+        assert not g.is_over, f"game ended before a {kind!r} decision: {g.result}"
+        d = g.decision
+        if (d.kind == kind and (player is None or d.player == player)
+                and (turn is None or g.turn == turn)):
+            return g
+        g.step(int(quiet_action(g)))
+    raise AssertionError(f"no {kind!r} decision for {player} within {limit} steps")
+
+
+def quiet_round(player: str = "usa", turn: int = 1, seed: int = 7) -> Game:
+    """A fresh copy of a game at `player`'s card choice in an action round of `turn`,
+    reached with `quiet_action` (seed 7: nothing in play after turn 1's headlines)."""
+    key = (seed, player, turn)
+    if key not in _QUIET_CACHE:
+        _QUIET_CACHE[key] = quiet_advance(Game(seed), "card", player, turn)
+    return _QUIET_CACHE[key].clone()
+
+
+def clear(g: Game, *countries: str) -> None:
+    """Remove all influence (US, CN, AU) from the named countries."""
+    for c in countries:
+        g.set_influence(c)
+
+
+def wipe_region(g: Game, region: str) -> None:
+    """Remove all influence from every country of a region or sub-region."""
+    for c in Game.countries():
+        if c["region"] == region or region in c["subregions"]:
+            g.set_influence(c["name"])
+
+
+def snapshot(g: Game) -> dict:
+    """Everything an event may change on the board: influence, tracks, VP, reserves."""
+    return {"inf": {c["name"]: g.influence(c["name"]) for c in Game.countries()},
+            "tracks": {t: g.track(t) for t in ("social_usa", "social_china", "economy_usa",
+                                               "economy_china", "diplomacy",
+                                               "regional_security", "russia", "tech_usa",
+                                               "tech_china")},
+            "vp": dict(g.vp), "reserves": dict(g.reserves)}
+
+
+def changes(g: Game, before: dict) -> dict:
+    """What changed since `snapshot`: {country: influence after}, {track: value after},
+    and "vp_<side>" / "reserves_<side>": the delta (only entries that changed)."""
+    now = snapshot(g)
+    out: dict = {}
+    for c, inf in now["inf"].items():
+        if inf != before["inf"][c]:
+            out[c] = {k: v for k, v in inf.items() if v}
+    for t, v in now["tracks"].items():
+        if v != before["tracks"][t]:
+            out[t] = v
+    for what in ("vp", "reserves"):
+        for side in ("usa", "china"):
+            d = now[what][side] - before[what][side]
+            if d:
+                out[f"{what}_{side}"] = d
+    return out
+
+
+def run_history(g: Game, hist_id: str, mods: bool = False) -> None:
+    """Resolve the history card `hist_id` now, through the engine's own phase-D frame.
+
+    Test-only trick: the pending decision is put back on the frame stack and the
+    engine's ``("history", index, mods)`` frame is pushed above it, so the card
+    resolves at once (with the modifier decisions if `mods`, else straight to the
+    owner's roll, as for the turn-1 and Putin cards); afterwards the interrupted
+    decision is asked again.  Force the die with ``g.force_dice`` first; answer any
+    modifier / influence decisions the card asks.
+    """
+    s = g.state
+    pending = s.pending
+    s.pending = None
+    s.stack.append(pending[0])
+    s.stack.append(("history", g.content.hist_by_id[hist_id], int(mods)))
+    g._m.run()
+
+
+def empty_hands_to_next_turn(g: Game, kind: str, player: str | None = None) -> Game:
+    """Empty both hands (every remaining round is skipped) and advance quietly to the
+    first `kind` decision of the next turn."""
+    turn = g.turn
+    g.set_hand("usa", [])
+    g.set_hand("china", [])
+    return quiet_advance(g, kind, player, turn + 1)
+
+
+# ---------------------------------------------------------------- scenario helpers (rulings tests)
+
+MODE_NAMES = ("event", "place", "realign", "improve_social", "improve_economy", "tech", "trade")
+SPEND_NAMES = ("russia", "tech", "diplomacy")
+MOD_NAMES = ("zero", "plus1", "minus1", "plus2", "minus2", "counter")
+PERSISTENT_CARDS = ("NAFTA", "MFN–Human Rights Linkage", "Clinton's Three Noes",
+                    "Sino-Russian Strategic Partnership")
+
+_DECLINE = {"upgrade": "no", "round8": "no", "spend": "done", "end_discard": "done"}
+
+
+def safe_action(g: Game) -> int:
+    """A neutral default: decline optional things, play scoring cards at once, else the first legal."""
+    d = g.decision
+    if d.kind in _DECLINE:
+        a = g.action_id(_DECLINE[d.kind])
+        if a in d.legal:
+            return a
+    if d.kind in ("card", "headline"):
+        for a in d.legal:
+            if "Scoring" in g.describe_action(a):
+                return a
+    return d.legal[0]
+
+
+def run_until(g: Game, pred, limit: int = 20000) -> Game:
+    """Step with `safe_action` until `pred(g)` holds."""
+    for _ in range(limit):
+        assert not g.is_over, f"game ended early: {g.result}"
+        if pred(g):
+            return g
+        g.step(safe_action(g))
+    raise AssertionError("condition not reached")
+
+
+def at(kind: str, player: str | None = None, turn: int | None = None):
+    def pred(g: Game) -> bool:
+        d = g.decision
+        return (d.kind == kind and (player is None or d.player == player)
+                and (turn is None or g.turn == turn))
+    return pred
+
+
+def clear_persistent(g: Game) -> None:
+    """Take every persistent card out of play (into the draw pile), keeping both hands."""
+    for side in ("usa", "china"):
+        hand = g.hand(side)
+        g.set_hand(side, list(PERSISTENT_CARDS))
+        g.set_hand(side, hand)
+
+
+def start(player: str = "usa", seed: int = 0) -> Game:
+    """A game at `player`'s first card choice of turn 1, no reserves spent, no persistent card in play."""
+    g = Game(seed)
+    run_until(g, at("card", player))
+    clear_persistent(g)
+    return g
+
+
+def names(g: Game, group: str, universe) -> set:
+    """The names of `universe` whose action in `group` is legal now."""
+    legal = set(int(a) for a in g.legal_actions())
+    return {n for n in universe if g.action_id(group, n) in legal}
+
+
+def legal_modes(g: Game) -> set:
+    return names(g, "mode", MODE_NAMES)
+
+
+def legal_countries(g: Game) -> set:
+    return names(g, "country", [c["name"] for c in Game.countries()])
+
+
+def legal_spends(g: Game) -> set:
+    """Spends offered now ({} when the player goes straight to the card choice)."""
+    if g.decision.kind != "spend":
+        return set()
+    return names(g, "spend", SPEND_NAMES)
+
+
+def skip_spend(g: Game) -> None:
+    while g.decision.kind == "spend":
+        do(g, "done")
+
+
+def clear_region(g: Game, region: str) -> None:
+    """Remove all influence from every country of a region or sub-region."""
+    for c in Game.countries():
+        if c["region"] == region or region in c["subregions"]:
+            g.set_influence(c["name"])
+
+
+def card_location(g: Game, card: str) -> str:
+    """Where a card is (draw, hand_usa, discard, removed, in_play, out, ...)."""
+    from evenstar_env.engine.constants import LOC_NAMES
+
+    return LOC_NAMES[int(g.state.card_loc[g.content.card_by_name[card]])]

@@ -39,7 +39,10 @@ def run_effect(m: Machine, f: tuple) -> None:
 
 def _start_pick(m: Machine, eff, executor: int, eid: int) -> None:
     kind = board.kind_code(eff.kind, executor)
-    cands = tuple(int(i) for i in np.flatnonzero(board.select(m.c, m.s, eff.where, executor)))
+    mask = board.select(m.c, m.s, eff.where, executor)
+    if eff.op == "reduce_influence":
+        mask = mask & board.has_kind(m.s, kind)  # only where that influence is, at the start
+    cands = tuple(int(i) for i in np.flatnonzero(mask))
     m.s.stack.append(("pick", eid, executor, kind, eff.points, cands, ()))
 
 
@@ -73,7 +76,8 @@ def _pick_legal(m: Machine, f: tuple) -> list[int]:
             continue
         if cap is not None and (i in distinct if eff.lump else chosen.count(i) >= cap):
             continue
-        if reducing and board.amount(m.s, i, kind) <= 0:
+        # R1, 2.1.8.6: reducing US past zero places AU; CN and AU stop at zero.
+        if reducing and kind != "usa" and board.amount(m.s, i, kind) <= 0:
             continue
         legal.append(i)
     return legal

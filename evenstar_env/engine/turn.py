@@ -239,6 +239,8 @@ def _headline_resolve(m: Machine, f: tuple) -> None:
     for card, p in picks:
         m.log(f"{SIDES[p]} headlines {m.card_name(card)}")
         frames += [("headline_event", card, p), ("card_done", card)]
+        if m.c.cards[card].russia:
+            frames.append(("russia_step",))  # 7.6: whenever played, after its event (5.2)
     m.push(*frames)
 
 
