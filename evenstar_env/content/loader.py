@@ -204,6 +204,8 @@ def _check_node(where: str, node: Any, countries: set[str], places: set[str],
         raise bad("card", f"unknown card id {node.card!r}")
     if op == "history_event" and node.card not in hist:
         raise bad("card", f"unknown history card id {node.card!r}")
+    if op == "war" and node.target not in countries:
+        raise bad("target", f"unknown country {node.target!r}")
     if op == "score" and node.region not in places:
         raise bad("region", f"unknown region {node.region!r}")
     if isinstance(node, Persistent):

@@ -106,11 +106,13 @@ class Condition(Strict):
     count: Selector | None = None  # number of matching countries in [min, max]
     turn_min: int | None = None
     turn_max: int | None = None
+    # 5.3: `side` holds another card of at least this printed ops (a higher value also serves).
+    hand_card_min_ops: int | None = Field(default=None, ge=1, le=4)
 
     @model_validator(mode="after")
     def _side_needed(self) -> Condition:
-        if self.controls is not None and self.side is None:
-            raise ValueError("'controls' needs 'side'")
+        if (self.controls is not None or self.hand_card_min_ops is not None) and self.side is None:
+            raise ValueError("'controls' and 'hand_card_min_ops' need 'side'")
         return self
 
 
@@ -291,10 +293,39 @@ class RussiaUkraineWar(Strict):
     op: Literal["russia_ukraine_war"]
 
 
+class ReplaceInfluence(Strict):
+    """In every matching country, remove the kinds in `remove` and add as many points of `add`."""
+
+    op: Literal["replace_influence"]
+    where: Selector
+    remove: list[InfluenceKind] = Field(min_length=1)
+    add: InfluenceKind
+
+
+class War(Strict):
+    """A war card's resolution (7.5), shared by every war card.
+
+    `side` wages the war on `target` (the defender, or the sanctioned country).
+    It rolls a die, +1 for each country adjacent to `target` that it controls
+    and -1 for each controlled by the other side (for the US, China- or
+    AU-controlled; for China, US-controlled).  A modified roll >= `win_on` is a
+    victory (`success` effects), otherwise `failure`; either way regional
+    security drops by `security_loss`.  Playable with no influence present.
+    """
+
+    op: Literal["war"]
+    target: str
+    side: RelSide = "self"
+    win_on: int = Field(default=4, ge=1, le=7)
+    security_loss: int = Field(default=1, ge=0, le=2)
+    success: list[Effect] = Field(min_length=1)
+    failure: list[Effect] = []
+
+
 Effect = Annotated[
     AddInfluence | ReduceInfluence | RemoveAllInfluence | PlaceFixed | VP | Track | Reserves
     | Draw | Discard | OpsAction | NonRealignable | Choice | Roll | If | Cancel | Score
-    | RevealHand | NextCard | HistoryEvent | RussiaUkraineWar,
+    | RevealHand | NextCard | HistoryEvent | RussiaUkraineWar | ReplaceInfluence | War,
     Field(discriminator="op"),
 ]
 
@@ -303,6 +334,7 @@ Choice.model_rebuild()
 RollOutcome.model_rebuild()
 Roll.model_rebuild()
 If.model_rebuild()
+War.model_rebuild()
 
 
 # ------------------------------------------------------------------- cards

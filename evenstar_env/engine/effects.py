@@ -10,6 +10,9 @@ import numpy as np
 
 from . import board
 from .constants import (
+    C_ANTI_US,
+    C_CHINA,
+    C_USA,
     CHINA,
     DISCARD,
     DRAW,
@@ -22,6 +25,7 @@ from .constants import (
     N_OPTIONS,
     RW_NONE,
     RW_WAITING,
+    SECURITY,
     SIDES,
     USA,
 )
@@ -316,3 +320,37 @@ def _rw(m: Machine, eff, executor: int) -> None:
     if m.s.misc[M_RW_STATE] == RW_NONE:
         m.s.misc[M_RW_STATE] = RW_WAITING
         m.check_ukraine()
+
+
+@effect("replace_influence")
+def _replace(m: Machine, eff, executor: int) -> None:
+    add_kind = board.kind_code(eff.add, executor)
+    for i in np.flatnonzero(board.select(m.c, m.s, eff.where, executor)):
+        i = int(i)
+        total = 0
+        for kind in eff.remove:
+            k = board.kind_code(kind, executor)
+            total += board.amount(m.s, i, k)
+            board.remove_all(m.s, i, k)
+        if total:
+            board.add(m.c, m.s, i, add_kind, total)
+            m.log(f"{m.country(i)}: {total} replaced by {add_kind}")
+
+
+@effect("war")
+def _war(m: Machine, eff, executor: int) -> None:
+    """A war (7.5): die + own-controlled neighbours - enemy-controlled neighbours of the target."""
+    c, s = m.c, m.s
+    p = rel_side(eff.side, executor)
+    t = c.index[eff.target]
+    ctrl = board.controllers(c, s)[c.adj[t]]
+    us = ctrl == C_USA
+    china = (ctrl == C_CHINA) | (ctrl == C_ANTI_US)  # 2.1.8.3: AU control counts for China
+    own, enemy = (us, china) if p == USA else (china, us)
+    die = m.roll()
+    total = die + int(own.sum()) - int(enemy.sum())
+    won = total >= eff.win_on
+    m.log(f"{SIDES[p]} wages war on {eff.target}: die {die}, modified {total}: "
+          f"{'victory' if won else 'failure'}")
+    m.move_track(SECURITY, -eff.security_loss)
+    m.push_effects(c.eids(eff.success if won else eff.failure), executor)

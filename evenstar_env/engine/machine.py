@@ -290,6 +290,10 @@ class Machine:
             code = board.controller_of(c, s, c.index[cond.controls])
             if code != (1 if side == USA else 2):
                 return False
+        if cond.hand_card_min_ops is not None:
+            hand = (s.card_loc == HAND[side]) & (c.card_ops >= cond.hand_card_min_ops)
+            if not hand.any():  # the card being played is no longer in the hand (5.3)
+                return False
         value = None
         if cond.track is not None:
             value = int(s.tracks[track_index(cond.track, side)])
