@@ -37,7 +37,7 @@ from .engine.constants import (
     USA,
 )
 from .engine.machine import Machine
-from .engine.rng import Rng
+from .engine.rng import seed_streams
 from .engine.state import State
 
 FORMAT_VERSION = 1
@@ -102,7 +102,7 @@ class Game:
         s = State(c.n, c.nc, c.nh, len(c.rules.spare_scoring))
         self._m = Machine(c, s, log)
         self.seed = seed
-        s.rng = Rng(seed * 0x2545F4914F6CDD1D + 0x1234567).next64()
+        s.rng = seed_streams(seed)
         self._setup()
         self._m.run()
 
@@ -428,7 +428,7 @@ class Game:
             costs = [g._m.c.rules.modifier_costs[k] for k, _ in MODIFIERS]
             afford = [k for k, cost in enumerate(costs) if cost <= s.reserves[USA]]
             s.misc[M_MOD] = int(gen.choice(afford))
-        s.rng = int(gen.integers(0, 2**63))
+        s.rng = [int(x) for x in gen.integers(0, 2**63, size=len(s.rng))]
         return g
 
     def __repr__(self) -> str:

@@ -269,9 +269,10 @@ def test_modifier_cards_need_reserves() -> None:
 def test_phase_d_of_turn_2_resolves_the_drawn_cards_us_first() -> None:
     g = quiet_round("usa")
     c = g.content
+    keep = ("plan_colombia", "yangtze_floods_1998")
     for i, h in enumerate(c.history):
-        if g.state.hist_loc[i] == H_DECK and h.id not in ("plan_colombia", "yangtze_floods_1998"):
-            g.state.hist_loc[i] = H_DONE
+        if h.era == "early" and h.special is None:  # only these two left in the decks
+            g.state.hist_loc[i] = H_DECK if h.id in keep else H_DONE
     clear(g, "Colombia", "Ecuador", "Peru", "Bolivia", "Panama")
     g.set_track("social_china", 6)
     empty_hands_to_next_turn(g, "modifier", "usa")

@@ -30,6 +30,7 @@ from .constants import (
     USA,
 )
 from .machine import EFFECTS, Machine, effect, handler, rel_side, resume, track_index
+from .rng import DECK
 
 
 @handler("eff")
@@ -165,7 +166,10 @@ def draw_card(m: Machine, p: int) -> bool:
         pile = np.flatnonzero(s.card_loc == DRAW)
         if pile.size == 0:
             return False
-    s.card_loc[pile[m.below(pile.size)]] = HAND[p]
+    card = int(pile[m.below(pile.size, DECK)])
+    s.card_loc[card] = HAND[p]
+    if m.trace is not None:
+        m.trace.append(("draw", card))
     return True
 
 

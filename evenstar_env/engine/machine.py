@@ -45,7 +45,7 @@ from .constants import (
     TECH,
     USA,
 )
-from .rng import Rng
+from .rng import DICE, OTHER, Rng
 from .state import State
 
 Handler = Callable[["Machine", tuple], None]
@@ -84,6 +84,8 @@ class Machine:
         self.s = state
         self.space = ActionSpace.for_content(content)
         self.log_lines: list[str] | None = [] if log else None
+        # Chance outcomes in order, when a caller sets a list here (paired-seed checks).
+        self.trace: list[tuple[str, int]] | None = None
 
     # ------------------------------------------------------------ running
     def push(self, *frames: tuple) -> None:
@@ -146,19 +148,18 @@ class Machine:
             self.log_lines.append(f"T{self.s.misc[M_TURN]} {text}")
 
     def roll(self) -> int:
+        """The next die (the dice stream; forced dice first)."""
         s = self.s
-        if s.forced:
-            return s.forced.pop(0)
-        r = Rng(s.rng)
-        d = r.die()
-        s.rng = r.state
+        d = s.forced.pop(0) if s.forced else self.below(6, DICE) + 1
+        if self.trace is not None:
+            self.trace.append(("die", d))
         return d
 
-    def below(self, n: int) -> int:
-        """A uniform random index for the game's own chance events (draws)."""
-        r = Rng(self.s.rng)
+    def below(self, n: int, stream: int = OTHER) -> int:
+        """A uniform random index in [0, n) from one of the game's random streams."""
+        r = Rng(self.s.rng[stream])
         x = r.below(n)
-        self.s.rng = r.state
+        self.s.rng[stream] = r.state
         return x
 
     def hand(self, p: int) -> list[int]:

@@ -5,6 +5,16 @@ from __future__ import annotations
 _MASK = (1 << 64) - 1
 
 
+DICE, DECK, OTHER = range(3)  # the game's independent random streams
+N_STREAMS = 3
+
+
+def seed_streams(seed: int) -> list[int]:
+    """Three independent stream states from one game seed."""
+    base = Rng(seed * 0x2545F4914F6CDD1D + 0x1234567)
+    return [base.next64() for _ in range(N_STREAMS)]
+
+
 class Rng:
     __slots__ = ("state",)
 

@@ -37,7 +37,7 @@ class State:
         self.misc: list[int] = [0] * N_MISC
         self.stack: list[tuple] = []
         self.pending: tuple | None = None
-        self.rng = 0
+        self.rng: list[int] = [0, 0, 0]  # stream states: dice, deck, other chance events
         self.forced: list[int] = []
         self.result: tuple[int | None, str] | None = None  # (winner index or None, reason)
         self.over = False
@@ -49,7 +49,7 @@ class State:
         new.misc = self.misc.copy()
         new.stack = self.stack.copy()  # frames are immutable tuples
         new.pending = self.pending
-        new.rng = self.rng
+        new.rng = self.rng.copy()
         new.forced = self.forced.copy()
         new.result = self.result
         new.over = self.over
@@ -58,7 +58,7 @@ class State:
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {name: getattr(self, name).tolist() for name in ARRAYS}
         d.update(misc=list(self.misc), stack=_plain(self.stack), pending=_plain(self.pending),
-                 rng=self.rng, forced=list(self.forced), result=_plain(self.result),
+                 rng=list(self.rng), forced=list(self.forced), result=_plain(self.result),
                  over=self.over)
         return d
 
@@ -71,7 +71,7 @@ class State:
         new.misc = [int(x) for x in d["misc"]]
         new.stack = [_tuple(f) for f in d["stack"]]
         new.pending = _tuple(d["pending"])
-        new.rng = int(d["rng"])
+        new.rng = [int(x) for x in d["rng"]]
         new.forced = [int(x) for x in d["forced"]]
         new.result = _tuple(d["result"])
         new.over = bool(d["over"])
