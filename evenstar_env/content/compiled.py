@@ -33,6 +33,11 @@ class Content:
             self.place_mask[r] = np.array([c.region == r for c in self.countries])
         for s in self.subregion_names:
             self.place_mask[s] = np.array([s in c.subregions for c in self.countries])
+        self.region_matrix = np.array([self.place_mask[r] for r in self.region_names],
+                                      dtype=np.int64)
+        self.subregion_matrix = np.array([self.place_mask[r] for r in self.subregion_names],
+                                         dtype=np.int64)
+        self.region_values = np.array([self.region_box[r] for r in self.region_names])
         self.has_stab = np.array([c.stability is not None for c in self.countries])
         self.stab = np.array([c.stability or 0 for c in self.countries], dtype=np.int16)
         # Control threshold: India (no stab) is controlled with a lead of 1 (R2).

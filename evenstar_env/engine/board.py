@@ -171,32 +171,36 @@ def select(c: Content, s: State, sel: Selector, executor: int) -> np.ndarray:
     return mask
 
 
+def score_all(c: Content, s: State, ctrl: np.ndarray | None = None) -> np.ndarray:
+    """VP each side would score now for every region and sub-region (10.1, R18).
+
+    Rows follow ``c.region_names + c.subregion_names``; columns are US, China.
+    """
+    if ctrl is None:
+        ctrl = controllers(c, s)
+    us, cn, au = ctrl == C_USA, ctrl == C_CHINA, ctrl == C_ANTI_US
+    P = c.region_matrix  # (regions, countries)
+    bg, nbg = c.bg, ~c.bg
+    us_bg = np.maximum(P @ (us & bg) - P @ (au & bg), 0)  # R18: AU lowers the US counts
+    us_nbg = np.maximum(P @ (us & nbg) - P @ (au & nbg), 0)
+    cn_bg, cn_nbg = P @ (cn & bg), P @ (cn & nbg)
+    box = c.region_values  # (regions, 3): presence, domination, control
+    out = np.zeros((len(c.region_names) + len(c.subregion_names), 2), dtype=np.int64)
+    for p, (mb, mn, ob, on, mine, enemy_sp) in enumerate(
+            ((us_bg, us_nbg, cn_bg, cn_nbg, us, 1), (cn_bg, cn_nbg, us_bg, us_nbg, cn, 0))):
+        control = (mb > ob) & (mn > on)
+        domination = (mb > ob) & ((mn >= 1) | ((mn == 0) & (on == 0)))
+        presence = (mb + mn) >= 1
+        level = np.where(control, box[:, 2], np.where(domination, box[:, 1],
+                                                      np.where(presence, box[:, 0], 0)))
+        out[: len(P), p] = level + mb + P @ (mine & c.adj_sp[enemy_sp])
+        # R18: sub-regions score 1 per controlled country, 2 per controlled BG, no AU effect.
+        out[len(P):, p] = c.subregion_matrix @ (mine * np.where(bg, 2, 1))
+    return out
+
+
 def score_region(c: Content, s: State, region: str) -> tuple[int, int]:
-    """VP each side would score for a region or sub-region now (10.1, R18)."""
-    ctrl = controllers(c, s)
-    inr = c.place_mask[region]
-    if region in c.subregion_names:
-        # R18: 1 per controlled country, 2 per controlled BG, no AU reduction.
-        return tuple(int(((inr & (ctrl == code)) * np.where(c.bg, 2, 1)).sum())
-                     for code in (C_USA, C_CHINA))  # type: ignore[return-value]
-    bg, nbg = inr & c.bg, inr & ~c.bg
-    us_bg = max(int((bg & (ctrl == C_USA)).sum()) - int((bg & (ctrl == C_ANTI_US)).sum()), 0)
-    us_nbg = max(int((nbg & (ctrl == C_USA)).sum()) - int((nbg & (ctrl == C_ANTI_US)).sum()), 0)
-    cn_bg = int((bg & (ctrl == C_CHINA)).sum())
-    cn_nbg = int((nbg & (ctrl == C_CHINA)).sum())
-    presence, domination, control = c.region_box[region]
-    out = []
-    for p, (mb, mn, ob, on) in enumerate(((us_bg, us_nbg, cn_bg, cn_nbg),
-                                          (cn_bg, cn_nbg, us_bg, us_nbg))):
-        if mb > ob and mn > on:
-            vp = control
-        elif mb > ob and (mn >= 1 or (mn == 0 and on == 0)):
-            vp = domination
-        elif mb + mn >= 1:
-            vp = presence
-        else:
-            vp = 0
-        code = C_USA if p == USA else C_CHINA
-        near_enemy = c.adj_sp[1 - p] & inr & (ctrl == code)
-        out.append(vp + mb + int(near_enemy.sum()))
-    return out[0], out[1]
+    """VP each side would score for one region or sub-region now (10.1, R18)."""
+    names = c.region_names + c.subregion_names
+    row = score_all(c, s)[names.index(region)]
+    return int(row[0]), int(row[1])
