@@ -25,6 +25,7 @@ from .engine.constants import (
     M_HEADLINE,
     M_MOD,
     M_PHASE,
+    M_ROUND,
     M_TURN,
     MODES,
     MODIFIERS,
@@ -182,6 +183,10 @@ class Game:
             return sp.option0 + int(which)
         raise KeyError(f"unknown action group {group!r}")
 
+    def action_group(self, action: int) -> tuple[str, int]:
+        """The group of an action id and its index in it, e.g. ``("country", 12)``."""
+        return self._m.space.group(int(action))
+
     def legal_actions(self) -> np.ndarray:
         p = self._m.s.pending
         return np.array(p[3] if p else (), dtype=np.int64)
@@ -293,6 +298,11 @@ class Game:
         return self._m.s.misc[M_TURN]
 
     @property
+    def round(self) -> int:
+        """The action round (1..8), 0 outside phase G."""
+        return self._m.s.misc[M_ROUND]
+
+    @property
     def phase(self) -> str:
         return PHASES[self._m.s.misc[M_PHASE]]
 
@@ -323,6 +333,11 @@ class Game:
                  "kind": c.kind} for c in load_content().cards] + [
             {"name": h.name, "id": h.id, "era": h.era, "side": h.side, "ops": 0,
              "kind": "history"} for h in load_content().history]
+
+    def event_can_happen(self, card: str, side: str) -> bool:
+        """Whether `card`'s event could happen now if `side` played it (5.2, 7.4)."""
+        i = self.content.card_by_name[card]
+        return self._m.can_happen(i, _play.executor_of(self._m, i, SIDES.index(side)))
 
     # ------------------------------------------------------------ scenarios
     def _country(self, name: str) -> int:

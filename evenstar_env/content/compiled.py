@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .loader import DATA_DIR, RawContent, _walk
+from .loader import DATA_DIR, RawContent, walk
 from .schema import Card, HistoryCard, Selector
 
 SIDE_INDEX = {"usa": 0, "china": 1, "neutral": 2}
@@ -91,7 +91,7 @@ class Content:
         self.effects: list[Any] = []
         self._eid: dict[int, int] = {}
         for root in (self.cards, self.history, t):
-            for _, node in _walk(root, ""):
+            for _, node in walk(root, ""):
                 if hasattr(node, "op") and id(node) not in self._eid:
                     self._eid[id(node)] = len(self.effects)
                     self.effects.append(node)

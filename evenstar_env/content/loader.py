@@ -65,18 +65,18 @@ def _read(path: Path, model: type[BaseModel]) -> Any:
         raise ContentError("\n".join(lines)) from None
 
 
-def _walk(obj: Any, path: str) -> Iterator[tuple[str, Any]]:
+def walk(obj: Any, path: str) -> Iterator[tuple[str, Any]]:
     """Yield (field path, model) for every nested pydantic model."""
     if isinstance(obj, BaseModel):
         yield path, obj
         for name in type(obj).model_fields:
-            yield from _walk(getattr(obj, name), f"{path}.{name}")
+            yield from walk(getattr(obj, name), f"{path}.{name}")
     elif isinstance(obj, (list, tuple)):
         for i, item in enumerate(obj):
-            yield from _walk(item, f"{path}[{i}]")
+            yield from walk(item, f"{path}[{i}]")
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            yield from _walk(v, f"{path}.{k}")
+            yield from walk(v, f"{path}.{k}")
 
 
 class RawContent:
@@ -150,7 +150,7 @@ class RawContent:
                 raise ContentError(f"history files: no history card with special = {special!r}")
 
         def check_refs(where: str, root: Any) -> None:
-            for path, node in _walk(root, ""):
+            for path, node in walk(root, ""):
                 _check_node(where + path, node, self.country_names, places, self.card_ids,
                             self.hist_ids)
 

@@ -1,0 +1,46 @@
+"""A static evaluation of a position for one side, shared by the heuristic and search agents."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evenstar_env import Game
+from evenstar_env.engine.board import controllers, score_all
+
+WIN = 1000.0
+W_VP = 1.0
+W_REGION = 0.4  # VP a region would score now, discounted: scoring comes later or not at all
+W_SUBREGION = 0.2
+W_LEVEL = 2.0  # per social/economy level of difference
+W_DANGER = 8.0  # per level below 4 of own social or economy (1 loses, 9.1.3)
+W_RESERVES = 0.35
+W_TECH = 1.0
+W_BG_INFLUENCE = 0.08  # own influence in battlegrounds (future control)
+
+
+def evaluate(g: Game, side: str) -> float:
+    """Higher is better for `side`; a won game is +WIN, a lost one -WIN, a draw 0."""
+    if g.is_over:
+        w = g.result.winner
+        return 0.0 if w is None else (WIN if w == side else -WIN)
+    s, c = g.state, g.content
+    p = 0 if side == "usa" else 1
+    o = 1 - p
+    sign = 1.0 if p == 0 else -1.0  # columns are US, China
+    ctrl = controllers(c, s)
+    scores = score_all(c, s, ctrl)
+    nreg = len(c.region_names)
+    regional = (scores[:nreg, 0] - scores[:nreg, 1]).sum() * W_REGION
+    sub = (scores[nreg:, 0] - scores[nreg:, 1]).sum() * W_SUBREGION
+    t = s.tracks
+    social, economy = (int(t[p]), int(t[o])), (int(t[2 + p]), int(t[2 + o]))
+    levels = (social[0] - social[1] + economy[0] - economy[1]) * W_LEVEL
+    danger = sum(max(0, 4 - x) ** 2 for x in (social[0], economy[0])) - sum(
+        max(0, 4 - x) ** 2 for x in (social[1], economy[1]))
+    us_bg = float(np.maximum(s.inf_us, 0)[c.bg].sum())
+    cn_bg = float(s.inf_cn[c.bg].sum())
+    return (W_VP * (int(s.vp[p]) - int(s.vp[o]))
+            + sign * (regional + sub + W_BG_INFLUENCE * (us_bg - cn_bg))
+            + levels - W_DANGER * danger
+            + W_RESERVES * (int(s.reserves[p]) - int(s.reserves[o]))
+            + W_TECH * (int(t[7 + p]) - int(t[7 + o])))
