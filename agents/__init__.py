@@ -2,6 +2,7 @@
 
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .ismcts import ISMCTSAgent
 from .random_agent import CautiousRandomAgent, RandomAgent
 
-__all__ = ["Agent", "CautiousRandomAgent", "HeuristicAgent", "RandomAgent"]
+__all__ = ["Agent", "CautiousRandomAgent", "HeuristicAgent", "ISMCTSAgent", "RandomAgent"]

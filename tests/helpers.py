@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evenstar_env import Game
+from evenstar_env.engine.constants import DRAW, IN_PLAY
 
 
 def advance_to(g: Game, kind: str, player: str | None = None, limit: int = 5000) -> Game:
@@ -77,10 +78,14 @@ def quiet_advance(g: Game, kind: str, player: str | None = None, turn: int | Non
 
 def quiet_round(player: str = "usa", turn: int = 1, seed: int = 7) -> Game:
     """A fresh copy of a game at `player`'s card choice in an action round of `turn`,
-    reached with `quiet_action` (seed 7: nothing in play after turn 1's headlines)."""
+    reached with `quiet_action`, with no persistent event in play (they go to the draw pile)."""
     key = (seed, player, turn)
     if key not in _QUIET_CACHE:
-        _QUIET_CACHE[key] = quiet_advance(Game(seed), "card", player, turn)
+        g = quiet_advance(Game(seed), "card", player, turn)
+        s = g.state
+        s.card_loc[s.card_loc == IN_PLAY] = DRAW
+        g._refresh()
+        _QUIET_CACHE[key] = g
     return _QUIET_CACHE[key].clone()
 
 
@@ -165,7 +170,8 @@ _DECLINE = {"upgrade": "no", "round8": "no", "spend": "done", "end_discard": "do
 
 
 def safe_action(g: Game) -> int:
-    """A neutral default: decline optional things, play scoring cards at once, else the first legal."""
+    """A neutral default: decline optional things, play scoring cards at once, else the
+    first legal action."""
     d = g.decision
     if d.kind in _DECLINE:
         a = g.action_id(_DECLINE[d.kind])
@@ -175,6 +181,8 @@ def safe_action(g: Game) -> int:
         for a in d.legal:
             if "Scoring" in g.describe_action(a):
                 return a
+    if d.kind == "mode" and g.action_id("mode", "place") in d.legal:
+        return g.action_id("mode", "place")  # no realignment or sabotage: a calmer game
     return d.legal[0]
 
 
@@ -204,10 +212,19 @@ def clear_persistent(g: Game) -> None:
         g.set_hand(side, hand)
 
 
+# Events whose lasting effect the scenario API cannot undo (non-realignable countries).
+_LASTING = ("US–Japan Defense Guidelines", "Shanghai Five")
+
+
 def start(player: str = "usa", seed: int = 0) -> Game:
-    """A game at `player`'s first card choice of turn 1, no reserves spent, no persistent card in play."""
-    g = Game(seed)
-    run_until(g, at("card", player))
+    """A game at `player`'s first card choice of turn 1 (no reserves spent), with no
+    persistent card in play: the first game from `seed` on where no event made a country
+    non-realignable."""
+    for s in range(seed, seed + 100):
+        g = Game(s)
+        run_until(g, at("card", player))
+        if all(card_location(g, c) != "removed" for c in _LASTING):
+            break
     clear_persistent(g)
     return g
 

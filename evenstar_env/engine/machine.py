@@ -269,9 +269,10 @@ class Machine:
         for i in c.persistent_cards:
             if s.card_loc[i] == IN_PLAY and cd.id in c.cards[i].persistent.prevents:
                 return False
-        return all(self.holds(cond, executor) for cond in cd.requires)
+        return all(self.holds(cond, executor, card) for cond in cd.requires)
 
-    def holds(self, cond: Condition, executor: int) -> bool:
+    def holds(self, cond: Condition, executor: int, playing: int = -1) -> bool:
+        """Whether a condition holds; `playing` is the card being played (not "another")."""
         s, c = self.s, self.c
         side = None if cond.side is None else _rel(cond.side, executor)
         if cond.in_play is not None and s.card_loc[c.card_by_id[cond.in_play]] != IN_PLAY:
@@ -293,7 +294,9 @@ class Machine:
                 return False
         if cond.hand_card_min_ops is not None:
             hand = (s.card_loc == HAND[side]) & (c.card_ops >= cond.hand_card_min_ops)
-            if not hand.any():  # the card being played is no longer in the hand (5.3)
+            if playing >= 0:
+                hand[playing] = False  # 5.3: another card than the one being played
+            if not hand.any():
                 return False
         value = None
         if cond.track is not None:

@@ -8,6 +8,9 @@ card, or the dice to come.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..content import Content
@@ -38,8 +41,12 @@ from ..engine.constants import (
     M_TURN,
     PHASES,
     REMOVED,
+    SIDES,
 )
 from ..engine.machine import Machine
+
+if TYPE_CHECKING:
+    from ..game import Game
 
 DECISION_KINDS = ("modifier", "headline", "spend", "card", "mode", "granted", "order", "place",
                   "realign", "trade", "influence", "discard", "option", "upgrade", "round8",
@@ -151,3 +158,14 @@ class ObservationEncoder:
                 countries = np.fromiter(legal, dtype=np.int64) - m.space.country0
                 v[L["decision_countries"].start + countries] = 1.0
         return v
+
+
+@lru_cache(maxsize=4)
+def encoder_for(content: Content) -> ObservationEncoder:
+    """The (cached) encoder of a content set."""
+    return ObservationEncoder(content)
+
+
+def observe(game: Game, side: str) -> np.ndarray:
+    """The observation vector of `side` ("usa" or "china") in `game`."""
+    return encoder_for(game.content).encode(game._m, SIDES.index(side))

@@ -1,0 +1,104 @@
+"""Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012).
+
+Every iteration draws a determinisation with :meth:`Game.resample_hidden`
+(the opponent's hand, secret choices, draws and dice redrawn consistently
+with what the searching player knows), descends a tree of action sequences
+with UCB1 restricted to the actions legal in that determinisation
+(availability counts), expands one node, plays a rollout that may be
+truncated and scored by the static evaluation, and backs the result up.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from evenstar_env import Game
+
+from .evaluation import WIN, evaluate
+from .random_agent import CautiousRandomAgent
+
+
+class _Node:
+    __slots__ = ("player", "children", "visits", "avail", "value")
+
+    def __init__(self, player: str | None) -> None:
+        self.player = player  # who chose the action leading here
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.value = 0.0  # summed rewards from `player`'s point of view
+
+
+class ISMCTSAgent:
+    """ISMCTS with a budget of `iterations` or `seconds` per decision (whichever ends first)."""
+
+    name = "ismcts"
+
+    def __init__(self, iterations: int = 200, seconds: float | None = None,
+                 rollout_depth: int = 40, exploration: float = 0.7, eval_scale: float = 15.0,
+                 seed: int | None = None) -> None:
+        self.iterations, self.seconds = iterations, seconds
+        self.rollout_depth, self.c = rollout_depth, exploration
+        self.eval_scale = eval_scale
+        self.rng = np.random.default_rng(seed)
+        self.rollout_agent = CautiousRandomAgent(int(self.rng.integers(2**31)))
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        if game is None:
+            raise ValueError("ISMCTSAgent needs the game")
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        me = game.current_player
+        root = _Node(None)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        for _ in range(self.iterations):
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            self._iterate(game.resample_hidden(me, self.rng), root, me)
+        best = max(root.children.items(), key=lambda kv: kv[1].visits)
+        return int(best[0])
+
+    def _iterate(self, g: Game, root: _Node, me: str) -> None:
+        node, path = root, [root]
+        while not g.is_over:  # selection and expansion
+            legal = g.legal_actions()
+            player = g.current_player
+            untried = [int(a) for a in legal if int(a) not in node.children]
+            if untried:
+                a = untried[int(self.rng.integers(len(untried)))]
+                child = node.children[a] = _Node(player)
+                g.step(a)
+                path.append(child)
+                break
+            best, best_score = None, -math.inf
+            for a in legal:
+                child = node.children[int(a)]
+                child.avail += 1
+                score = child.value / child.visits + self.c * math.sqrt(
+                    math.log(child.avail) / child.visits)
+                if score > best_score:
+                    best, best_score = int(a), score
+            node = node.children[best]
+            g.step(best)
+            path.append(node)
+        reward = self._rollout(g, me)
+        for n in path:
+            n.visits += 1
+            if n.player is not None:
+                n.value += reward if n.player == me else -reward
+
+    def _rollout(self, g: Game, me: str) -> float:
+        """Cautious random play for up to `rollout_depth` decisions, then the evaluation."""
+        for _ in range(self.rollout_depth):
+            if g.is_over:
+                break
+            g.step(self.rollout_agent.act(None, g.action_mask(), g))
+        v = evaluate(g, me)
+        if abs(v) >= WIN:
+            return math.copysign(1.0, v)
+        return math.tanh(v / self.eval_scale)

@@ -1,0 +1,232 @@
+"""Masked-PPO self-play: one policy plays both sides against a pool of opponents.
+
+    python -m experiments.train_selfplay --out runs/ppo            # the full run
+    python -m experiments.train_selfplay --smoke --out runs/smoke   # < 1 minute
+    python -m experiments.train_selfplay --out runs/ppo --resume    # continue
+
+The learner alternates sides every episode (``SingleAgentEnv(side="alternate")``,
+which gives it its own terminal reward whoever ends the game). Its opponent is
+drawn each episode from the pool: past snapshots of itself, the heuristic and
+the random agent. Checkpoints (SB3 zip for resuming, plus a safe policy export
+for :class:`agents.PPOAgent`) go to ``OUT/checkpoints``; ``OUT/winrates.csv``
+logs win rates by side and opponent over training; TensorBoard logs go to
+``OUT/tb``.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import typer
+
+from agents import HeuristicAgent, RandomAgent
+from agents.ppo_agent import PPOAgent, export_policy
+from evenstar_env.content import load_content
+from evenstar_env.wrappers import SingleAgentEnv
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run depends on (saved as OUT/config.json)."""
+
+    out: str = "runs/ppo"
+    total_timesteps: int = 1_500_000
+    n_envs: int = 2
+    n_steps: int = 2048
+    batch_size: int = 512
+    n_epochs: int = 5
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    reward: str = "vp_diff"  # shaping on top of the +1/-1 result (vp_scale 20)
+    snapshot_every: int = 100_000  # timesteps between opponent-pool snapshots
+    checkpoint_every: int = 50_000
+    pool_size: int = 5  # most recent snapshots kept in the pool
+    p_self: float = 0.5  # chance the opponent is a past snapshot (when one exists)
+    p_heuristic: float = 0.2  # else heuristic with this chance, else random
+    seed: int = 0
+
+    @classmethod
+    def smoke(cls, out: str) -> TrainConfig:
+        return cls(out=out, total_timesteps=1024, n_envs=2, n_steps=128, batch_size=128,
+                   n_epochs=1, snapshot_every=512, checkpoint_every=512, net_arch=[64, 64],
+                   p_heuristic=0.1)
+
+
+class PoolOpponent:
+    """Draws an opponent every episode: a past snapshot, the heuristic, or random."""
+
+    name = "pool"
+
+    def __init__(self, snapshot_dir: Path, config: TrainConfig, seed: int) -> None:
+        self.dir, self.cfg = Path(snapshot_dir), config
+        self.rng = np.random.default_rng(seed)
+        self.random, self.heuristic = RandomAgent(seed), HeuristicAgent(seed)
+        self.current: Any = self.random
+        self._loaded: dict[str, PPOAgent] = {}
+
+    def new_episode(self) -> None:
+        snaps = sorted(self.dir.glob("snapshot_*.pt"))[-self.cfg.pool_size:]
+        u = self.rng.random()
+        if snaps and u < self.cfg.p_self:
+            path = snaps[int(self.rng.integers(len(snaps)))]
+            if path.stem not in self._loaded:
+                self._loaded[path.stem] = PPOAgent(path, greedy=False,
+                                                   seed=int(self.rng.integers(2**31)))
+            self.current = self._loaded[path.stem]
+        elif self.rng.random() < self.cfg.p_heuristic / max(1e-9, 1 - self.cfg.p_self):
+            self.current = self.heuristic
+        else:
+            self.current = self.random
+
+    @property
+    def kind(self) -> str:
+        return "self" if isinstance(self.current, PPOAgent) else self.current.name
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
+        return self.current.act(observation, action_mask, game)
+
+
+def make_env(cfg: TrainConfig, rank: int):
+    def _init() -> SingleAgentEnv:
+        opp = PoolOpponent(Path(cfg.out) / "snapshots", cfg, cfg.seed * 100 + rank)
+        return SingleAgentEnv(side="alternate", opponent=opp, reward=cfg.reward)
+    return _init
+
+
+def build_callback(cfg: TrainConfig, out: Path):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlayCallback(BaseCallback):
+        """Win-rate logging, snapshots for the pool and checkpoints."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.results: dict[tuple[str, str], list[float]] = defaultdict(list)
+            self.csv_path = out / "winrates.csv"
+            self.next_snapshot = self.next_checkpoint = 0
+
+        def _on_training_start(self) -> None:
+            n = self.model.num_timesteps
+            self.next_snapshot = n + cfg.snapshot_every
+            self.next_checkpoint = n + cfg.checkpoint_every
+            if not self.csv_path.exists():
+                with self.csv_path.open("w", newline="") as fh:
+                    csv.writer(fh).writerow(["timesteps", "side", "opponent", "games",
+                                             "win_rate", "draw_rate"])
+
+        def _on_step(self) -> bool:
+            for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+                if done and "winner" in info:
+                    w = info["winner"]
+                    score = 0.5 if w is None else float(w == info["side"])
+                    self.results[(info["side"], info.get("opponent", "?"))].append(score)
+            n = self.num_timesteps
+            if n >= self.next_snapshot:
+                export_policy(self.model.policy, out / "snapshots" / f"snapshot_{n:09d}")
+                self.next_snapshot += cfg.snapshot_every
+            if n >= self.next_checkpoint:
+                self._checkpoint()
+                self.next_checkpoint += cfg.checkpoint_every
+            return True
+
+        def _on_rollout_end(self) -> None:
+            rows = []
+            for (side, opp), scores in sorted(self.results.items()):
+                wins = sum(s == 1.0 for s in scores)
+                draws = sum(s == 0.5 for s in scores)
+                rows.append([self.num_timesteps, side, opp, len(scores),
+                             wins / len(scores), draws / len(scores)])
+                self.logger.record(f"winrate/{side}_vs_{opp}", wins / len(scores))
+            if rows:
+                with self.csv_path.open("a", newline="") as fh:
+                    csv.writer(fh).writerows(rows)
+            self.results.clear()
+
+        def _checkpoint(self) -> None:
+            self.model.save(out / "checkpoints" / "latest.zip")
+            export_policy(self.model.policy, out / "checkpoints" / "policy")
+            (out / "checkpoints" / "progress.json").write_text(
+                json.dumps({"timesteps": self.num_timesteps, "time": time.time()}))
+
+        def _on_training_end(self) -> None:
+            self._checkpoint()
+
+    return SelfPlayCallback()
+
+
+def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path:
+    """Run (or resume) training; return the exported policy path (without suffix)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    torch.set_num_threads(1)
+    out = Path(cfg.out)
+    (out / "snapshots").mkdir(parents=True, exist_ok=True)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+    fns = [make_env(cfg, k) for k in range(cfg.n_envs)]
+    venv = SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns)
+    latest = out / "checkpoints" / "latest.zip"
+    try:
+        if resume and latest.exists():
+            model = MaskablePPO.load(latest, env=venv, device="cpu")
+        else:
+            model = MaskablePPO(
+                "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+                batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+                gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
+                policy_kwargs={"net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch}})
+        formats = ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]
+        model.set_logger(configure(str(out / "tb"), formats))
+        remaining = max(0, cfg.total_timesteps - model.num_timesteps)
+        model.learn(remaining, callback=build_callback(cfg, out), progress_bar=progress,
+                    reset_num_timesteps=not (resume and latest.exists()))
+    finally:
+        venv.close()
+    return out / "checkpoints" / "policy"
+
+
+def _has_tensorboard() -> bool:
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+app = typer.Typer(add_completion=False, help=__doc__)
+
+
+@app.command()
+def main(out: str = typer.Option("runs/ppo", help="output folder"),
+         smoke: bool = typer.Option(False, help="a tiny run (< 1 minute), for tests"),
+         resume: bool = typer.Option(False, help="continue from OUT/checkpoints/latest.zip"),
+         timesteps: int = typer.Option(0, help="override total timesteps"),
+         seed: int = typer.Option(0),
+         progress: bool = typer.Option(True, help="show a progress bar")) -> None:
+    cfg = TrainConfig.smoke(out) if smoke else TrainConfig(out=out)
+    cfg.seed = seed
+    if timesteps:
+        cfg.total_timesteps = timesteps
+    load_content()
+    t0 = time.time()
+    policy = train(cfg, resume=resume, progress=progress)
+    typer.echo(f"trained {cfg.total_timesteps} timesteps in {time.time() - t0:.0f} s; "
+               f"policy: {policy}.pt / .json")
+
+
+if __name__ == "__main__":
+    app()
