@@ -23,7 +23,9 @@ from .game import Game
 class SingleAgentEnv(gym.Env):
     """The learner plays `side` ("usa", "china" or "alternate" per episode).
 
-    `opponent` defaults to a uniform random agent.  `reward="vp_diff"` adds,
+    `opponent` defaults to a uniform random agent; an opponent with a
+    ``new_episode()`` method is told of every reset (an opponent pool draws
+    then), and its ``kind`` (else ``name``) is reported in the step info.  `reward="vp_diff"` adds,
     at each learner step, the change of (own VP - opponent VP) / `vp_scale`
     since the learner's previous step.  :meth:`action_masks` serves
     sb3-contrib's MaskablePPO.
@@ -63,6 +65,8 @@ class SingleAgentEnv(gym.Env):
             self.me = SIDES.index(self.side_option)
         self._episodes += 1
         self._last_diff = 0
+        if hasattr(self.opponent, "new_episode"):
+            self.opponent.new_episode()  # e.g. a pool draws this episode's opponent
         while True:  # a game the opponent ends before the learner's first move is redrawn
             game_seed = int(self.np_random.integers(0, 2**31 - 1))
             self.game = Game(game_seed, content=self.content)
@@ -78,7 +82,8 @@ class SingleAgentEnv(gym.Env):
         ended_by_learner = g.is_over
         self._opponent_moves()
         reward = self._shaping()
-        info: dict[str, Any] = {"side": SIDES[self.me]}
+        info: dict[str, Any] = {"side": SIDES[self.me],
+                                "opponent": getattr(self.opponent, "kind", self.opponent.name)}
         if g.is_over:
             winner = g.result.winner
             reward += 0.0 if winner is None else (1.0 if winner == SIDES[self.me] else -1.0)

@@ -9,10 +9,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import clear_region, do, play, start
 
 from evenstar_env import Game
-
-from helpers import clear_region, do, play, start
 
 MAP_TOML = Path(__file__).resolve().parents[1] / "evenstar_env" / "data" / "map.toml"
 

@@ -13,6 +13,7 @@ from .constants import (
     ECONOMY,
     H_DECK,
     H_DONE,
+    H_OUT,
     HAND,
     HEADLINE,
     IN_PLAY,
@@ -68,7 +69,7 @@ def _turn(m: Machine, f: tuple) -> None:
         if era_i and turn == c.rules.era_turns[era]:
             # R12: new-era cards go into the draw pile, not the discards (4.5).
             s.card_loc[(c.card_era == era_i) & (s.card_loc == OUT)] = DRAW
-            fresh = (c.hist_era == era_i) & (s.hist_loc == OUT)
+            fresh = (c.hist_era == era_i) & (s.hist_loc == H_OUT)
             fresh &= np.array([sp is None for sp in c.hist_special])
             s.hist_loc[fresh] = H_DECK
             m.log(f"the {era} era begins")

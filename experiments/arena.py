@@ -1,0 +1,209 @@
+"""The arena: agents play each other with paired seeds; win rates, ratings, plots.
+
+Every pairing plays N seeds twice, the second time with the sides swapped, so
+both games of a pair see the same dice and the same deck (the game's random
+streams are independent of play).  Results per side with Wilson 95%
+intervals, end-reason and end-turn histograms, an openskill rating per agent,
+JSON + CSV + PNG outputs and every game's seed and actions for replay.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import multiprocessing as mp
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from agents import CautiousRandomAgent, HeuristicAgent, ISMCTSAgent, RandomAgent
+from experiments.selfplay import GameRecord, play_game
+from experiments.stats import wilson
+
+SIDES = ("usa", "china")
+
+
+def make_agent(spec: str, seed: int) -> Any:
+    """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH."""
+    kind, _, arg = spec.partition(":")
+    if kind == "random":
+        return RandomAgent(seed)
+    if kind == "cautious":
+        return CautiousRandomAgent(seed)
+    if kind == "heuristic":
+        return HeuristicAgent(seed)
+    if kind == "ismcts":
+        iters, _, secs = arg.partition(":")
+        return ISMCTSAgent(iterations=int(iters or 200), seconds=float(secs) if secs else None,
+                           seed=seed)
+    if kind == "ppo":
+        from agents.ppo_agent import PPOAgent
+
+        return PPOAgent(arg or "agents/checkpoints/ppo_selfplay", seed=seed)
+    raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
+                     f"ismcts[:ITER[:SECONDS]], ppo:PATH)")
+
+
+@dataclass(frozen=True)
+class Job:
+    seed: int
+    usa: str
+    china: str
+
+
+def _play(job: Job) -> GameRecord:
+    agents = {"usa": make_agent(job.usa, 2 * job.seed), "china": make_agent(job.china,
+                                                                           2 * job.seed + 1)}
+    rec = play_game(job.seed, agents)
+    rec.agents = {"usa": job.usa, "china": job.china}  # specs, not display names
+    return rec
+
+
+def jobs_for(specs: list[str], games: int, seed0: int = 0) -> list[Job]:
+    """Paired seeds: every pairing plays each seed twice with the sides swapped."""
+    out = []
+    for a, b in itertools.combinations(specs, 2):
+        for k in range(games):
+            out += [Job(seed0 + k, a, b), Job(seed0 + k, b, a)]
+    return out
+
+
+def run_games(jobs: list[Job], workers: int = 2, progress: bool = True) -> list[GameRecord]:
+    """Play the jobs over `workers` processes (results in job order)."""
+    results: list[GameRecord | None] = [None] * len(jobs)
+    with Progress(disable=not progress, transient=True) as bar:
+        task = bar.add_task("arena games", total=len(jobs))
+        if workers <= 1:
+            for i, job in enumerate(jobs):
+                results[i] = _play(job)
+                bar.advance(task)
+        else:
+            with mp.get_context("spawn").Pool(workers) as pool:
+                for i, rec in enumerate(pool.imap(_play, jobs, chunksize=1)):
+                    results[i] = rec
+                    bar.advance(task)
+    return [r for r in results if r is not None]
+
+
+def summarise(records: list[GameRecord]) -> dict[str, Any]:
+    """Per pairing and side: W/D/L with Wilson intervals; histograms; ratings."""
+    pairs: dict[tuple[str, str], dict[str, Counter]] = defaultdict(
+        lambda: {s: Counter() for s in SIDES})
+    reasons: dict[str, Counter] = defaultdict(Counter)
+    turns: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        specs = r.agents
+        for side in SIDES:
+            me, opp = specs[side], specs["china" if side == "usa" else "usa"]
+            outcome = "draw" if r.winner is None else ("win" if r.winner == side else "loss")
+            pairs[(me, opp)][side][outcome] += 1
+        key = f"{specs['usa']} (US) vs {specs['china']} (China)"
+        reasons[key][_reason_kind(r.reason)] += 1
+        turns[key][r.turn] += 1
+    rows = []
+    for (me, opp), by_side in sorted(pairs.items()):
+        for side in (*SIDES, "both"):
+            c = by_side[side] if side != "both" else by_side["usa"] + by_side["china"]
+            n = sum(c.values())
+            lo, hi = wilson(c["win"], n)
+            rows.append({"agent": me, "opponent": opp, "side": side, "games": n,
+                         "wins": c["win"], "draws": c["draw"], "losses": c["loss"],
+                         "win_rate": c["win"] / n if n else 0.0, "ci95_low": lo, "ci95_high": hi})
+    return {"results": rows, "end_reasons": {k: dict(v) for k, v in reasons.items()},
+            "end_turns": {k: {str(t): n for t, n in sorted(v.items())}
+                          for k, v in turns.items()},
+            "ratings": ratings(records)}
+
+
+def _reason_kind(reason: str) -> str:
+    for side in SIDES:
+        reason = reason.replace(f"{side} ", "")
+    return reason.split(":")[0].split(" caused")[0]
+
+
+def ratings(records: list[GameRecord]) -> dict[str, dict[str, float]]:
+    """openskill (Plackett-Luce) ratings from every game, in order."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    table: dict[str, Any] = {}
+    for r in records:
+        a, b = r.agents["usa"], r.agents["china"]
+        for spec in (a, b):
+            table.setdefault(spec, model.rating(name=spec))
+        ranks = [1, 1] if r.winner is None else ([1, 2] if r.winner == "usa" else [2, 1])
+        [[table[a]], [table[b]]] = model.rate([[table[a]], [table[b]]], ranks=ranks)
+    return {k: {"mu": v.mu, "sigma": v.sigma, "ordinal": v.ordinal()}
+            for k, v in sorted(table.items(), key=lambda kv: -kv[1].ordinal())}
+
+
+def write_outputs(records: list[GameRecord], summary: dict[str, Any], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "games.jsonl").open("w") as fh:
+        for r in records:
+            fh.write(json.dumps(asdict(r)) + "\n")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    with (out / "results.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(summary["results"][0]))
+        w.writeheader()
+        w.writerows(summary["results"])
+    plot(summary, out)
+
+
+def plot(summary: dict[str, Any], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in summary["results"] if r["side"] != "both"]
+    labels = [f"{r['agent']} as {r['side']}\nvs {r['opponent']}" for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(rows)), 4.5))
+    rates = [r["win_rate"] for r in rows]
+    err = [[r["win_rate"] - r["ci95_low"] for r in rows], [r["ci95_high"] - r["win_rate"]
+                                                          for r in rows]]
+    ax.bar(range(len(rows)), rates, yerr=err, capsize=4,
+           color=["#4a78d0" if r["side"] == "usa" else "#d04a4a" for r in rows])
+    ax.axhline(0.5, color="#888", linewidth=0.8)
+    ax.set_xticks(range(len(rows)), labels, fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_title("Arena: win rate per agent and side")
+    fig.tight_layout()
+    fig.savefig(out / "win_rates.png", dpi=110)
+    plt.close(fig)
+    for key, title, fname in (("end_reasons", "How games ended", "end_reasons.png"),
+                              ("end_turns", "Turn the game ended", "end_turns.png")):
+        data = summary[key]
+        cats = sorted({c for v in data.values() for c in v},
+                      key=lambda x: int(x) if x.isdigit() else x)
+        fig, ax = plt.subplots(figsize=(max(6, 1.0 * len(cats) + 3), 4))
+        width = 0.8 / max(1, len(data))
+        for k, (pairing, counts) in enumerate(data.items()):
+            ax.bar([i + k * width for i in range(len(cats))],
+                   [counts.get(c, 0) for c in cats], width, label=pairing)
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cats))], cats, fontsize=7,
+                      rotation=20 if key == "end_reasons" else 0)
+        ax.set_ylabel("games")
+        ax.set_title(title)
+        ax.legend(fontsize=6)
+        fig.tight_layout()
+        fig.savefig(out / fname, dpi=110)
+        plt.close(fig)
+
+
+def arena(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
+          progress: bool = True) -> dict[str, Any]:
+    """Run a whole arena and write its outputs; return the summary."""
+    for spec in specs:
+        make_agent(spec, 0)  # fail fast on a bad spec or policy file
+    records = run_games(jobs_for(specs, games, seed0), workers, progress)
+    summary = summarise(records)
+    summary["config"] = {"agents": specs, "games_per_pairing": games, "paired": True,
+                         "seed0": seed0}
+    write_outputs(records, summary, out)
+    return summary

@@ -1,0 +1,191 @@
+"""Agents, self-play training and the arena (issue: agents and arena)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import CautiousRandomAgent, HeuristicAgent, ISMCTSAgent, RandomAgent
+from agents.ppo_agent import PolicyFileError, PPOAgent
+from evenstar_env import Game
+from experiments.arena import Job, jobs_for, make_agent, run_games, summarise
+from experiments.selfplay import GameRecord, play_game
+
+
+def assert_only_legal(agent, seed: int, max_decisions: int | None = None) -> None:
+    g = Game(seed)
+    n = 0
+    while not g.is_over and (max_decisions is None or n < max_decisions):
+        mask = g.action_mask()
+        a = agent.act(None, mask, g)
+        assert mask[a], f"{agent.name} chose illegal {a} for {g.decision}"
+        g.step(a)
+        n += 1
+
+
+@pytest.mark.parametrize("cls", [RandomAgent, CautiousRandomAgent, HeuristicAgent])
+def test_agents_only_pick_legal_actions_for_whole_games(cls) -> None:
+    for seed in range(3):
+        assert_only_legal(cls(seed), seed)
+
+
+def test_ismcts_only_picks_legal_actions() -> None:
+    assert_only_legal(ISMCTSAgent(iterations=4, rollout_depth=5, seed=0), 0, max_decisions=60)
+
+
+def test_ismcts_respects_a_time_budget() -> None:
+    import time
+
+    g = Game(2)
+    agent = ISMCTSAgent(iterations=10**6, seconds=0.05, seed=1)
+    t = time.perf_counter()
+    agent.act(None, g.action_mask(), g)
+    assert time.perf_counter() - t < 0.5
+
+
+def test_heuristic_beats_random_on_both_sides() -> None:
+    wins = 0
+    for seed in range(4):
+        for side in ("usa", "china"):
+            other = "china" if side == "usa" else "usa"
+            rec = play_game(seed, {side: HeuristicAgent(seed), other: RandomAgent(seed)})
+            wins += rec.winner == side
+    assert wins >= 7
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory) -> Path:
+    """The --smoke training run (the tests' stand-in for the full run)."""
+    from experiments.train_selfplay import TrainConfig, train
+
+    out = tmp_path_factory.mktemp("smoke")
+    train(TrainConfig.smoke(str(out)), progress=False)
+    return out
+
+
+def test_smoke_training_runs_end_to_end_with_losses_logged(smoke_run: Path) -> None:
+    rows = list(csv.DictReader((smoke_run / "tb" / "progress.csv").open()))
+    losses = [r["train/loss"] for r in rows if r.get("train/loss")]
+    assert losses and all(np.isfinite(float(x)) for x in losses)
+    assert (smoke_run / "checkpoints" / "latest.zip").exists()
+    assert list((smoke_run / "snapshots").glob("snapshot_*.pt"))
+    win_rows = list(csv.DictReader((smoke_run / "winrates.csv").open()))
+    assert win_rows and {r["side"] for r in win_rows} <= {"usa", "china"}
+
+
+def test_training_resumes_from_its_checkpoint(smoke_run: Path) -> None:
+    from experiments.train_selfplay import TrainConfig, train
+
+    cfg = TrainConfig.smoke(str(smoke_run))
+    cfg.total_timesteps = 1536
+    train(cfg, resume=True, progress=False)
+    done = json.loads((smoke_run / "checkpoints" / "progress.json").read_text())
+    assert done["timesteps"] >= 1536
+
+
+def test_ppo_agent_plays_legal_moves_from_an_exported_policy(smoke_run: Path) -> None:
+    agent = PPOAgent(smoke_run / "checkpoints" / "policy")
+    assert_only_legal(agent, 5, max_decisions=150)
+
+
+def test_ppo_agent_rejects_bad_files(smoke_run: Path, tmp_path: Path) -> None:
+    good = smoke_run / "checkpoints" / "policy"
+    with pytest.raises(PolicyFileError, match="no policy config"):
+        PPOAgent(tmp_path / "missing")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(PolicyFileError, match="not valid JSON"):
+        PPOAgent(tmp_path / "bad")
+    config = json.loads(good.with_suffix(".json").read_text())
+    (tmp_path / "other.json").write_text(json.dumps({**config, "content": "0" * 16}))
+    with pytest.raises(PolicyFileError, match="other game content"):
+        PPOAgent(tmp_path / "other")
+
+
+class _Exploit:
+    """An object whose unpickling would run code."""
+
+    def __reduce__(self):
+        return (Path("/tmp/evenstar_pwned").touch, ())
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")
+def test_ppo_agent_never_runs_code_from_the_weights_file(smoke_run: Path, tmp_path: Path) -> None:
+    good = smoke_run / "checkpoints" / "policy"
+    (tmp_path / "evil.json").write_text(good.with_suffix(".json").read_text())
+    (tmp_path / "evil.pt").write_bytes(pickle.dumps(_Exploit()))
+    marker = Path("/tmp/evenstar_pwned")
+    marker.unlink(missing_ok=True)
+    with pytest.raises(PolicyFileError, match="weights-only"):
+        PPOAgent(tmp_path / "evil")
+    assert not marker.exists()
+
+
+def test_arena_intervals_on_known_results() -> None:
+    recs = [GameRecord(k, {"usa": "a", "china": "b"}, winner="usa" if k < 9 else "china",
+                       reason="final scoring: x", turn=11) for k in range(10)]
+    rows = {(r["agent"], r["side"]): r for r in summarise(recs)["results"]}
+    a = rows[("a", "usa")]
+    assert (a["games"], a["wins"], a["losses"]) == (10, 9, 1)
+    assert (a["ci95_low"], a["ci95_high"]) == pytest.approx((0.5958, 0.9821), abs=1e-4)
+    b = rows[("b", "china")]
+    assert (b["wins"], b["win_rate"]) == (1, 0.1)
+
+
+def test_arena_pairs_every_seed_with_sides_swapped() -> None:
+    jobs = jobs_for(["x", "y", "z"], games=2, seed0=5)
+    assert len(jobs) == 3 * 2 * 2
+    assert Job(5, "x", "y") in jobs and Job(5, "y", "x") in jobs
+
+
+def trace_game(seed: int, usa, china) -> list[tuple[str, int]]:
+    g = Game(seed)
+    g._m.trace = trace = []
+    agents = {"usa": usa, "china": china}
+    while not g.is_over:
+        g.step(agents[g.current_player].act(None, g.action_mask(), g))
+    return trace
+
+
+def test_paired_seeds_replay_identical_dice_and_draws() -> None:
+    """Same seed, sides swapped, different agents: the k-th die and k-th draw agree."""
+    a = trace_game(3, HeuristicAgent(1), RandomAgent(2))
+    b = trace_game(3, RandomAgent(3), HeuristicAgent(4))
+    dice_a = [v for k, v in a if k == "die"]
+    dice_b = [v for k, v in b if k == "die"]
+    n = min(len(dice_a), len(dice_b))
+    assert n > 10 and dice_a[:n] == dice_b[:n]
+    draws_a = [v for k, v in a if k == "draw"]
+    draws_b = [v for k, v in b if k == "draw"]
+    assert len(draws_a) >= 18 and draws_a[:18] == draws_b[:18]  # the first deal, at least
+
+
+def test_arena_end_to_end_writes_replayable_games(tmp_path: Path) -> None:
+    from experiments.arena import arena
+
+    summary = arena(["random", "cautious"], games=2, out=tmp_path, workers=1, progress=False)
+    assert {"results", "end_reasons", "end_turns", "ratings", "config"} <= set(summary)
+    for name in ("summary.json", "results.csv", "games.jsonl", "win_rates.png",
+                 "end_reasons.png", "end_turns.png"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    first = json.loads((tmp_path / "games.jsonl").read_text().splitlines()[0])
+    g = Game(first["seed"])
+    for a in first["actions"]:
+        g.step(a)
+    assert g.result.winner == first["winner"] and g.vp == first["vp"]
+
+
+def test_make_agent_rejects_unknown_specs() -> None:
+    with pytest.raises(ValueError, match="unknown agent spec"):
+        make_agent("grandmaster", 0)
+
+
+def test_run_games_in_parallel_matches_serial() -> None:
+    jobs = jobs_for(["random", "cautious"], games=1)
+    serial = run_games(jobs, workers=1, progress=False)
+    parallel = run_games(jobs, workers=2, progress=False)
+    assert [r.actions for r in serial] == [r.actions for r in parallel]
