@@ -68,3 +68,59 @@ def test_china_reduction_stops_at_zero() -> None:
     g.set_influence(target, china=2)
     run_effects(g, [effect], 0)
     assert g.influence(target)["china"] == 1
+
+
+UPKEEP_CARD = '''
+[[cards]]
+id = "test_neutral_upkeep"
+name = "Test Neutral Upkeep"
+zh = "测试"
+era = "early"
+side = "neutral"
+ops = 2
+persistent = { each_turn = [
+  { op = "add_influence", kind = "own", points = 1, where = { countries = ["Mongolia"] } },
+] }
+text = "While in play, the player who played it adds 1 own influence in Mongolia each turn."
+text_zh = "测试"
+note = "A test card."
+effects = [{ op = "reserves", side = "self", amount = 1 }]
+'''
+
+
+def test_neutral_persistent_upkeep_is_carried_out_by_the_player_who_played_it(tmp_path) -> None:
+    """7.2, 5.2: a neutral event is the player's own; so are its persistent effects."""
+    import shutil
+
+    from helpers import advance_to, play
+
+    from evenstar_env.content import DATA_DIR, load_content
+
+    data = tmp_path / "data"
+    shutil.copytree(DATA_DIR, data)
+    with (data / "cards_early.toml").open("a", encoding="utf-8") as fh:
+        fh.write(UPKEEP_CARD)
+    g = advance_to(Game(7, content=load_content(data)), "card", "china")
+    hand = g.hand("china")
+    g.set_hand("china", ["Test Neutral Upkeep"] + [h for h in hand if "Scoring" not in h][:2])
+    g.set_influence("Mongolia")
+    play(g, "Test Neutral Upkeep", "event")
+    turn = g.turn
+    while g.turn == turn:  # to the next turn's first decision (phase A has run)
+        g.step(int(g.legal_actions()[-1] if g.decision.kind == "spend"
+                   else g.legal_actions()[0]))
+    assert g.influence("Mongolia") == {"usa": 0, "china": 1, "anti_us": 0}
+
+
+def test_controls_condition_counts_au_control_for_china() -> None:
+    """2.1.8.3 (second paragraph), R2: "China-controlled" on a card includes AU control."""
+    from evenstar_env.content.schema import Condition
+
+    g = action_round(0, "usa")
+    g.set_influence("Iran", anti_us=2)
+    assert g.controller("Iran") == "anti_us"
+    cond = Condition(controls="Iran", side="china")
+    assert g._m.holds(cond, CHINA)
+    assert not g._m.holds(Condition(controls="Iran", side="usa"), CHINA)
+    g.set_influence("Iran", usa=5)
+    assert not g._m.holds(cond, CHINA)

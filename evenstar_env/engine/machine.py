@@ -19,6 +19,7 @@ from .actions import ActionSpace
 from .constants import (
     C_ANTI_US,
     C_CHINA,
+    C_USA,
     CHINA,
     DIPLOMACY,
     ECONOMY,
@@ -290,7 +291,8 @@ class Machine:
             return False
         if cond.controls is not None:
             code = board.controller_of(c, s, c.index[cond.controls])
-            if code != (1 if side == USA else 2):
+            # 2.1.8.3, R2: "China-controlled" on a card includes AU control.
+            if code not in ((C_USA,) if side == USA else (C_CHINA, C_ANTI_US)):
                 return False
         if cond.hand_card_min_ops is not None:
             hand = (s.card_loc == HAND[side]) & (c.card_ops >= cond.hand_card_min_ops)

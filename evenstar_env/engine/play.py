@@ -242,6 +242,7 @@ def _event(m: Machine, f: tuple) -> None:
         return
     cd = c.cards[card]
     s.event_played[card] = True
+    s.event_side[card] = executor
     if cd.persistent is not None:
         s.card_loc[card] = IN_PLAY
     elif cd.removed:

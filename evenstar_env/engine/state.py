@@ -9,7 +9,7 @@ import numpy as np
 from .constants import N_MISC
 
 ARRAYS = ("inf_us", "inf_cn", "non_realignable", "tracks", "vp", "reserves", "card_loc",
-          "hist_loc", "event_played", "revealed", "spare_used")
+          "hist_loc", "event_played", "event_side", "revealed", "spare_used")
 
 
 class State:
@@ -32,6 +32,7 @@ class State:
         self.card_loc = np.zeros(n_cards, dtype=np.int8)
         self.hist_loc = np.zeros(n_hist, dtype=np.int8)
         self.event_played = np.zeros(n_cards, dtype=bool)
+        self.event_side = np.zeros(n_cards, dtype=np.int8)  # who carried the last event out
         self.revealed = np.zeros((2, n_cards), dtype=bool)  # [p]: p's hand as shown to its opponent
         self.spare_used = np.zeros(n_spare, dtype=bool)
         self.misc: list[int] = [0] * N_MISC

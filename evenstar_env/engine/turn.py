@@ -87,7 +87,7 @@ def _phase_a(m: Machine, f: tuple) -> None:
     m.move_track(SECURITY, 1)
     for i in c.persistent_cards:
         if s.card_loc[i] == IN_PLAY and c.cards[i].persistent.each_turn:
-            m.push_effects(c.eids(c.cards[i].persistent.each_turn), executor_of(m, i, USA))
+            m.push_effects(c.eids(c.cards[i].persistent.each_turn), int(s.event_side[i]))
 
 
 @handler("phase_b")
@@ -373,7 +373,7 @@ def _decline(m: Machine, f: tuple) -> None:
         frames += [("eff", e, p) for e in c.eids(zone.effects)]
     for i in c.persistent_cards:
         if s.card_loc[i] == IN_PLAY and c.cards[i].persistent.economy:
-            frames += [("eff", e, executor_of(m, i, USA)) for e in
+            frames += [("eff", e, int(s.event_side[i])) for e in
                        c.eids(c.cards[i].persistent.economy)]
     m.push(*frames)
 
