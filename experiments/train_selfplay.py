@@ -55,6 +55,7 @@ class TrainConfig:
     p_self: float = 0.5  # chance the opponent is a past snapshot (when one exists)
     p_heuristic: float = 0.2  # else heuristic with this chance, else random
     seed: int = 0
+    max_minutes: float = 110.0  # wall-clock budget: stop (with a checkpoint) when reached
 
     @classmethod
     def smoke(cls, out: str) -> TrainConfig:
@@ -117,6 +118,7 @@ def build_callback(cfg: TrainConfig, out: Path):
             self.next_snapshot = self.next_checkpoint = 0
 
         def _on_training_start(self) -> None:
+            self.started = time.time()
             n = self.model.num_timesteps
             self.next_snapshot = n + cfg.snapshot_every
             self.next_checkpoint = n + cfg.checkpoint_every
@@ -126,6 +128,8 @@ def build_callback(cfg: TrainConfig, out: Path):
                                              "win_rate", "draw_rate"])
 
         def _on_step(self) -> bool:
+            if time.time() - self.started > cfg.max_minutes * 60:
+                return False  # the budget is spent; _on_training_end checkpoints
             for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
                 if done and "winner" in info:
                     w = info["winner"]
@@ -215,12 +219,15 @@ def main(out: str = typer.Option("runs/ppo", help="output folder"),
          smoke: bool = typer.Option(False, help="a tiny run (< 1 minute), for tests"),
          resume: bool = typer.Option(False, help="continue from OUT/checkpoints/latest.zip"),
          timesteps: int = typer.Option(0, help="override total timesteps"),
+         minutes: float = typer.Option(0, help="override the wall-clock budget (minutes)"),
          seed: int = typer.Option(0),
          progress: bool = typer.Option(True, help="show a progress bar")) -> None:
     cfg = TrainConfig.smoke(out) if smoke else TrainConfig(out=out)
     cfg.seed = seed
     if timesteps:
         cfg.total_timesteps = timesteps
+    if minutes:
+        cfg.max_minutes = minutes
     load_content()
     t0 = time.time()
     policy = train(cfg, resume=resume, progress=progress)
