@@ -6,6 +6,7 @@ import numpy as np
 
 from evenstar_env import Game
 from evenstar_env.engine.board import controllers, score_all
+from evenstar_env.engine.constants import HAND, M_PHASING
 
 WIN = 1000.0
 W_VP = 1.0
@@ -16,6 +17,21 @@ W_DANGER = 8.0  # per level below 4 of own social or economy (1 loses, 9.1.3)
 W_RESERVES = 0.35
 W_TECH = 1.0
 W_BG_INFLUENCE = 0.08  # own influence in battlegrounds (future control)
+W_HELD_SCORING = 40.0  # per scoring card beyond the plays left this turn (2.2.1.1: loss)
+
+
+def scoring_overhang(g: Game, p: int) -> int:
+    """Scoring cards `p` holds beyond the card plays it has left this turn."""
+    s, c = g.state, g.content
+    held = int((c.card_scoring & (s.card_loc == HAND[p])).sum())
+    if held == 0:
+        return 0
+    rounds = c.rules.action_rounds
+    if g.phase == "action":
+        left = rounds - g.round + (0 if (g.round and s.misc[M_PHASING] == 1 and p == 0) else 1)
+    else:
+        left = rounds + 1  # the headline and every action round are still to come
+    return max(0, held - left + 1) if g.phase in ("action", "headline") else 0
 
 
 def evaluate(g: Game, side: str) -> float:
@@ -40,6 +56,7 @@ def evaluate(g: Game, side: str) -> float:
     us_bg = float(np.maximum(s.inf_us, 0)[c.bg].sum())
     cn_bg = float(s.inf_cn[c.bg].sum())
     return (W_VP * (int(s.vp[p]) - int(s.vp[o]))
+            - W_HELD_SCORING * (scoring_overhang(g, p) - scoring_overhang(g, o))
             + sign * (regional + sub + W_BG_INFLUENCE * (us_bg - cn_bg))
             + levels - W_DANGER * danger
             + W_RESERVES * (int(s.reserves[p]) - int(s.reserves[o]))

@@ -6,6 +6,11 @@ with what the searching player knows), descends a tree of action sequences
 with UCB1 restricted to the actions legal in that determinisation
 (availability counts), expands one node, plays a rollout that may be
 truncated and scored by the static evaluation, and backs the result up.
+
+The tree branches only at *strategic* decisions (which card, how to play it,
+headline, modifier cards, spends, event options...); the fine-grained ones
+(each point of influence, targets) are taken by :class:`FastPolicy` inside the
+simulations, and by the heuristic's look-ahead when they come up at the root.
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ import numpy as np
 from evenstar_env import Game
 
 from .evaluation import WIN, evaluate
-from .random_agent import CautiousRandomAgent
+from .fast_policy import FastPolicy
+from .heuristic import HeuristicAgent
+
+FINE_KINDS = ("place", "influence", "realign", "trade")
 
 
 class _Node:
@@ -39,13 +47,14 @@ class ISMCTSAgent:
     name = "ismcts"
 
     def __init__(self, iterations: int = 200, seconds: float | None = None,
-                 rollout_depth: int = 40, exploration: float = 0.7, eval_scale: float = 15.0,
+                 rollout_depth: int = 60, exploration: float = 0.7, eval_scale: float = 15.0,
                  seed: int | None = None) -> None:
         self.iterations, self.seconds = iterations, seconds
         self.rollout_depth, self.c = rollout_depth, exploration
         self.eval_scale = eval_scale
         self.rng = np.random.default_rng(seed)
-        self.rollout_agent = CautiousRandomAgent(int(self.rng.integers(2**31)))
+        self.policy = FastPolicy(int(self.rng.integers(2**31)))
+        self.fine = HeuristicAgent(int(self.rng.integers(2**31)))
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
         if game is None:
@@ -53,6 +62,8 @@ class ISMCTSAgent:
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])
+        if game.decision.kind in FINE_KINDS:
+            return self.fine.act(observation, action_mask, game)
         me = game.current_player
         root = _Node(None)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
@@ -66,6 +77,9 @@ class ISMCTSAgent:
     def _iterate(self, g: Game, root: _Node, me: str) -> None:
         node, path = root, [root]
         while not g.is_over:  # selection and expansion
+            if g.decision.kind in FINE_KINDS:  # not a tree node: the fast policy decides
+                g.step(self.policy.act(None, g.action_mask(), g))
+                continue
             legal = g.legal_actions()
             player = g.current_player
             untried = [int(a) for a in legal if int(a) not in node.children]
@@ -93,11 +107,11 @@ class ISMCTSAgent:
                 n.value += reward if n.player == me else -reward
 
     def _rollout(self, g: Game, me: str) -> float:
-        """Cautious random play for up to `rollout_depth` decisions, then the evaluation."""
+        """Fast-policy play for up to `rollout_depth` decisions, then the evaluation."""
         for _ in range(self.rollout_depth):
             if g.is_over:
                 break
-            g.step(self.rollout_agent.act(None, g.action_mask(), g))
+            g.step(self.policy.act(None, g.action_mask(), g))
         v = evaluate(g, me)
         if abs(v) >= WIN:
             return math.copysign(1.0, v)
