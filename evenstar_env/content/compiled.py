@@ -57,6 +57,9 @@ class Content:
         self.neighbours = [tuple(np.flatnonzero(adj[i])) for i in range(n)]
         self.taiwan = self.index.get("Taiwan", -1)
         self.india = self.index.get("India", -1)
+        self.au_controllable = np.ones(n, dtype=bool)
+        if self.taiwan >= 0:
+            self.au_controllable[self.taiwan] = False  # 2.1.8.4
         self.ukraine = self.index["Ukraine"]
         self.russia = self.index["Russia"]
 

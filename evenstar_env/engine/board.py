@@ -30,12 +30,10 @@ def controllers(c: Content, s: State) -> np.ndarray:
     st = c.ctrl_stab
     usa = (us >= st) & (us - cn >= st)
     chn = (cn >= st) & (cn - us >= st)
-    out = np.where(usa, C_USA, np.where(chn, C_CHINA, NOBODY)).astype(np.int8)
-    au = (s.inf_us < 0) & ~chn
-    if c.taiwan >= 0:
-        au[c.taiwan] = False  # 2.1.8.4: Taiwan is never AU-controlled
-    out[au] = C_ANTI_US
-    return out
+    au = (s.inf_us < 0) & ~chn & c.au_controllable  # 2.1.8.4: never Taiwan
+    # The three are exclusive, so the codes add up (C_USA 1, C_CHINA 2, C_ANTI_US 3).
+    return usa.view(np.int8) + chn.view(np.int8) * np.int8(C_CHINA) + \
+        au.view(np.int8) * np.int8(C_ANTI_US)
 
 
 def controller_of(c: Content, s: State, i: int) -> int:

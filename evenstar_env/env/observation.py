@@ -8,8 +8,9 @@ card, or the dice to come.
 
 from __future__ import annotations
 
+import operator
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -108,55 +109,81 @@ class ObservationEncoder:
         self._static[L["adjacent_usa"]] = c.adj_sp[0]
         self._static[L["adjacent_china"]] = c.adj_sp[1]
         self._kind_index = {k: i for i, k in enumerate(DECISION_KINDS)}
+        # Blocks that rarely change between decisions, keyed by the bytes they come from.
+        self._board = slice(self._inf.start, L["non_realignable"].stop)
+        self._board_cache: tuple[bytes, np.ndarray] | None = None
+        self._at = {k: sl.start for k, sl in L.items()}  # start index of every field
+        self._revealed, self._spare = L["revealed_opponent_hand"], L["spare_scoring_used"]
+        # The per-turn counters of the "numbers" block, in layout order.
+        self._misc_numbers = operator.itemgetter(
+            *(base + k for base in (M_HAND_SIZE, M_IMPROVE_LEFT, M_TECH_DONE, M_TRADE_DONE,
+                                    M_DISCARD_RIGHT, M_ROUND8, M_NEXT_OPS, M_NEXT_NO_EVENT,
+                                    M_NEXT_BOTH) for k in (0, 1)),
+            M_RW_K, M_RW_ADDED, M_TURN, M_ROUND)
+        self._cards_cache: dict[int, tuple[bytes, np.ndarray]] = {}
 
-    def encode(self, m: Machine, p: int) -> np.ndarray:
-        """The observation of player `p` (0 = US, 1 = China)."""
-        s, L = m.s, self.layout
-        o = 1 - p
-        v = self._static.copy()
-        inf = v[self._inf].reshape(3, -1)
+    def _board_block(self, s: Any) -> np.ndarray:
+        """Influence, control, static map features and ⊗ marks (the same for both players)."""
+        key = s.inf_us.tobytes() + s.inf_cn.tobytes() + s.non_realignable.tobytes()
+        if self._board_cache is not None and self._board_cache[0] == key:
+            return self._board_cache[1]
+        block = self._static[self._board].copy()
+        n = self.c.n
+        inf = block[: 3 * n].reshape(3, -1)
         np.maximum(s.inf_us, 0, out=inf[0])
         inf[1] = s.inf_cn
         np.negative(s.inf_us, out=inf[2])
         np.maximum(inf[2], 0, out=inf[2])
         inf *= 1.0 / INFLUENCE_SCALE
-        ctrl = controllers(self.c, s)
-        v[self._ctrl] = (ctrl == self._ctrl_codes).ravel()
-        v[L["non_realignable"]] = s.non_realignable
-        loc = s.card_loc
-        v[self._cards] = (loc == self._card_codes[p]).ravel()
-        v[L["revealed_opponent_hand"]] = s.revealed[o]  # R20: the snapshot as revealed
+        block[3 * n: 6 * n] = (controllers(self.c, s) == self._ctrl_codes).ravel()
+        start = self.layout["non_realignable"].start - self._board.start
+        block[start: start + n] = s.non_realignable
+        self._board_cache = (key, block)
+        return block
+
+    def _cards_block(self, s: Any, p: int) -> np.ndarray:
+        """Own hand, discard, removed, in play, own headline (as seen by `p`)."""
+        key = s.card_loc.tobytes()
+        hit = self._cards_cache.get(p)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        block = (s.card_loc == self._card_codes[p]).ravel().astype(np.float32)
+        self._cards_cache[p] = (key, block)
+        return block
+
+    def encode(self, m: Machine, p: int) -> np.ndarray:
+        """The observation of player `p` (0 = US, 1 = China)."""
+        s, at = m.s, self._at
+        o = 1 - p
+        v = self._static.copy()
+        v[self._board] = self._board_block(s)
+        v[self._cards] = self._cards_block(s, p)
+        v[self._revealed] = s.revealed[o]  # R20: the snapshot as revealed
         misc = s.misc
+        held = np.bincount(s.card_loc, minlength=len(HAND) + 8)
         numbers = [*s.tracks.tolist(), *s.vp.tolist(), *s.reserves.tolist(),
-                   *misc[M_HAND_SIZE:M_HAND_SIZE + 2], *misc[M_IMPROVE_LEFT:M_IMPROVE_LEFT + 2],
-                   *misc[M_TECH_DONE:M_TECH_DONE + 2], *misc[M_TRADE_DONE:M_TRADE_DONE + 2],
-                   *misc[M_DISCARD_RIGHT:M_DISCARD_RIGHT + 2], *misc[M_ROUND8:M_ROUND8 + 2],
-                   *misc[M_NEXT_OPS:M_NEXT_OPS + 2], *misc[M_NEXT_NO_EVENT:M_NEXT_NO_EVENT + 2],
-                   *misc[M_NEXT_BOTH:M_NEXT_BOTH + 2], misc[M_RW_K], misc[M_RW_ADDED],
-                   misc[M_TURN], misc[M_ROUND], int(np.count_nonzero(loc == HAND[o])),
-                   int(np.count_nonzero(loc == HAND[p]))]
-        v[self._numbers] = numbers
-        v[self._numbers] *= self._number_scale
-        v[L["phase"].start + misc[M_PHASE]] = 1.0
+                   *self._misc_numbers(misc), int(held[HAND[o]]), int(held[HAND[p]])]
+        np.multiply(numbers, self._number_scale, out=v[self._numbers])
+        v[at["phase"] + misc[M_PHASE]] = 1.0
         if misc[M_PHASING] in (0, 1):
-            v[L["phasing"].start + misc[M_PHASING]] = 1.0
-        v[L["me"].start + p] = 1.0
-        v[L["russia_ukraine"].start + misc[M_RW_STATE]] = 1.0
-        v[L["spare_scoring_used"]] = s.spare_used
+            v[at["phasing"] + misc[M_PHASING]] = 1.0
+        v[at["me"] + p] = 1.0
+        v[at["russia_ukraine"] + misc[M_RW_STATE]] = 1.0
+        v[self._spare] = s.spare_used
         pend = s.pending
         if pend is not None:
             _, player, kind, legal, ctx = pend
-            v[L["to_move"]] = player == p
-            v[L["decision_kind"].start + self._kind_index[kind]] = 1.0
+            v[at["to_move"]] = player == p
+            v[at["decision_kind"] + self._kind_index[kind]] = 1.0
             card = ctx.get("card", -1)
             if card >= 0:
-                v[L["decision_card"].start + card] = 1.0
-            v[L["decision_ops"]] = ctx.get("ops", 0) / 4.0
+                v[at["decision_card"] + card] = 1.0
+            v[at["decision_ops"]] = ctx.get("ops", 0) / 4.0
             if "history" in ctx:
-                v[L["decision_history"].start + ctx["history"]] = 1.0
+                v[at["decision_history"] + ctx["history"]] = 1.0
             if player == p and kind in ("place", "realign", "trade", "influence"):
                 countries = np.fromiter(legal, dtype=np.int64) - m.space.country0
-                v[L["decision_countries"].start + countries] = 1.0
+                v[at["decision_countries"] + countries] = 1.0
         return v
 
 
