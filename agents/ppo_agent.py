@@ -7,14 +7,13 @@ A policy file pair is ``NAME.pt`` (a plain tensor dict, read with
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evenstar_env.content import Content, load_content
+from evenstar_env.content import Content, fingerprint, load_content
 
 FORMAT = "evenstar-policy-v1"
 
@@ -23,11 +22,7 @@ class PolicyFileError(ValueError):
     """A policy file is missing, malformed or made for other content."""
 
 
-def content_fingerprint(content: Content) -> str:
-    """Identifies the observation and action layout: countries, cards, history cards."""
-    names = [c.name for c in content.countries] + [c.id for c in content.cards] + [
-        h.id for h in content.history]
-    return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+content_fingerprint = fingerprint  # the observation and action layout of a content set
 
 
 def export_policy(sb3_policy: Any, path: Path, content: Content | None = None) -> None:

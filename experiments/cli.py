@@ -52,5 +52,88 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
     console.print(f"wrote {out}/summary.json, results.csv, games.jsonl and plots")
 
 
+@app.command()
+def play(side: Annotated[str, typer.Option("--as", help="your side: usa or china")] = "usa",
+         opponent: Annotated[str, typer.Option(help=AGENT_SPECS)] = "heuristic",
+         seed: Annotated[int, typer.Option(help="game seed")] = 0,
+         save: Annotated[Path, typer.Option(help="where the game record is saved")] =
+         Path("evenstar_game.json")) -> None:
+    """Play a game against an agent in the terminal."""
+    from experiments.play import PlaySession
+
+    if side not in ("usa", "china"):
+        raise typer.BadParameter("--as must be usa or china")
+    try:
+        session = PlaySession(side, opponent, seed, save, console=console)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    session.run()
+
+
+def _load_record(path: Path):
+    from experiments import records
+
+    try:
+        return records.load(path)
+    except records.RecordError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+@app.command()
+def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
+           pause: Annotated[bool, typer.Option(help="wait for Enter after each action "
+                                               "(q to stop)")] = True) -> None:
+    """Step through a recorded game in the terminal."""
+    from experiments import records
+
+    rec = _load_record(file)
+    console.print(f"Replaying seed {rec.seed}: {rec.agents}")
+    shown = 0
+    g = None
+    try:
+        for g, action in records.replay(rec, log=True):
+            console.print(f"[bold cyan]{g.decision}[/] -> {g.describe_action(action)}")
+            if pause:
+                try:
+                    if console.input("").strip().lower() == "q":
+                        return
+                except EOFError:
+                    return
+            lines = g.log
+            for line in lines[shown:]:
+                console.print(f"  [dim]{line}[/]")
+            shown = len(lines)
+    except records.RecordError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if g is not None:
+        for line in g.log[shown:]:
+            console.print(f"  [dim]{line}[/]")
+        result = g.result
+        console.print(f"[bold]Result:[/] {result.reason if result else 'unfinished'}; "
+                      f"VP {g.vp}")
+
+
+@app.command()
+def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
+           turn: Annotated[int, typer.Option(help="show the board at the start of this "
+                                             "turn (0: the end)")] = 0,
+           out: Annotated[Path, typer.Option(help="PNG file")] = Path("map.png")) -> None:
+    """Write the map picture of a recorded game at the start of a turn, or at its end."""
+    import matplotlib.image
+
+    from evenstar_env import Game
+    from evenstar_env.env.render import render_rgb
+
+    rec = _load_record(file)
+    g = Game(rec.seed)
+    for a in rec.actions:
+        if turn and g.turn >= turn:
+            break
+        g.step(a)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    matplotlib.image.imsave(out, render_rgb(g))
+    console.print(f"wrote {out} (turn {g.turn}, {g.phase})")
+
+
 if __name__ == "__main__":
     app()

@@ -152,6 +152,15 @@ def _zone_table(zones: list, top: int) -> list:
     return table
 
 
+def fingerprint(content: Content) -> str:
+    """Identifies the layout of observations, actions and records: countries and cards."""
+    import hashlib
+
+    names = [x.name for x in content.countries] + [x.id for x in content.cards] + [
+        h.id for h in content.history]
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+
+
 @lru_cache(maxsize=4)
 def load_content(data_dir: Path = DATA_DIR) -> Content:
     """Load, validate and compile the content in `data_dir` (cached)."""

@@ -1,0 +1,225 @@
+"""Play against an agent in the terminal (rich): `evenstar play --as usa --opponent heuristic`.
+
+At every decision the legal actions are listed; answer with a number or a
+unique prefix of an action's text.  Commands: help, board, hand, log, undo,
+save [FILE], load FILE, quit.  End of input saves the game and exits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from evenstar_env import Game
+from evenstar_env.env.render import render_ansi
+from experiments import records
+from experiments.arena import make_agent
+from experiments.selfplay import GameRecord
+
+HELP = """Answer with the number of an action or a unique start of its text.
+Commands: help, board, hand, log [N], undo (your last decision, if nothing was
+revealed since), save [FILE], load FILE, quit.  End of input saves and exits."""
+
+
+class PlaySession:
+    """One human-vs-agent game; input and output are injectable for tests."""
+
+    def __init__(self, human: str, opponent: str, seed: int, save_path: Path,
+                 console: Console | None = None,
+                 input_fn: Callable[[str], str] | None = None) -> None:
+        if human not in ("usa", "china"):
+            raise ValueError("--as must be usa or china")
+        self.human, self.seed, self.save_path = human, seed, Path(save_path)
+        self.opponent_spec = opponent
+        self.opponent = make_agent(opponent, seed + 1)
+        self.console = console or Console()
+        self.input = input_fn or self.console.input
+        self.actions: list[int] = []
+        self.actors: list[str] = []
+        self.chance_marks: list[int] = []  # chance outcomes seen before each action
+        self.game = self._new_game(seed)
+        self.shown = 0
+
+    def _new_game(self, seed: int) -> Game:
+        g = Game(seed, log=True)
+        g._m.trace = []
+        return g
+
+    # ------------------------------------------------------------ loop
+    def run(self) -> GameRecord:
+        c = self.console
+        c.print(f"[bold]Dawn of the Evenstar[/] — you play {self.human.upper()}, "
+                f"the opponent is {self.opponent_spec} (seed {self.seed}). Type 'help'.")
+        self._show_board()
+        self._news()
+        while not self.game.is_over:
+            if self.game.current_player != self.human:
+                self._step(self.opponent.act(None, self.game.action_mask(), self.game), "them")
+                continue
+            if not self._human_turn():
+                self.save()
+                c.print(f"Saved to {self.save_path}. Goodbye.")
+                return self.record()
+        self._news()
+        r = self.game.result
+        verdict = "a draw" if r.winner is None else ("you win" if r.winner == self.human
+                                                   else "you lose")
+        c.print(f"[bold]Game over[/]: {r.reason} — {verdict}. VP {self.game.vp}")
+        self.save()
+        c.print(f"Saved to {self.save_path}.")
+        return self.record()
+
+    def _human_turn(self) -> bool:
+        """Ask until one action is taken (True) or the player leaves (False)."""
+        g, c = self.game, self.console
+        legal = [int(a) for a in g.legal_actions()]
+        texts = [g.describe_action(a) for a in legal]
+        c.print(f"\n[bold cyan]{g.decision}[/]")
+        for k, text in enumerate(texts, 1):
+            c.print(f"  {k:2d}. {text}")
+        while True:
+            try:
+                answer = self.input("> ").strip()
+            except EOFError:
+                return False
+            if not answer:
+                continue
+            word, _, rest = answer.partition(" ")
+            word = word.lower()
+            if word == "quit":
+                return False
+            if word in ("help", "board", "hand", "log", "undo", "save", "load"):
+                if self._command(word, rest.strip()):
+                    return True  # the position changed (undo, load): list the actions anew
+                continue
+            choice = self._parse(answer, legal, texts)
+            if choice is None:
+                continue
+            self._step(choice, "you")
+            return True
+
+    def _parse(self, answer: str, legal: list[int], texts: list[str]) -> int | None:
+        if answer.isdigit():
+            k = int(answer)
+            if 1 <= k <= len(legal):
+                return legal[k - 1]
+            self.console.print(f"[red]No action {k}: choose 1 to {len(legal)}.[/]")
+            return None
+        hits = [a for a, t in zip(legal, texts, strict=True)
+                if t.lower().startswith(answer.lower())]
+        if len(hits) == 1:
+            return hits[0]
+        self.console.print("[red]" + ("No action starts with that." if not hits else
+                                      f"{len(hits)} actions start with that; be more "
+                                      "precise or use the number.") + "[/]")
+        return None
+
+    def _step(self, action: int, who: str) -> None:
+        g = self.game
+        self.chance_marks.append(len(g._m.trace))
+        self.actors.append(g.current_player)
+        if who == "them":
+            self.console.print(f"[magenta]{self.opponent_spec} ({g.current_player}):[/] "
+                               f"{g.describe_action(action)}")
+        g.step(action)
+        self.actions.append(action)
+        self._news()
+
+    def _news(self) -> None:
+        """What happened since last time: the game log (dice included)."""
+        lines = self.game.log
+        for line in lines[self.shown:]:
+            self.console.print(f"  [dim]{line}[/]")
+        self.shown = len(lines)
+
+    # ------------------------------------------------------------ commands
+    def _command(self, word: str, arg: str) -> bool:
+        c, g = self.console, self.game
+        if word == "help":
+            c.print(HELP)
+        elif word == "board":
+            self._show_board()
+        elif word == "hand":
+            self._show_hand()
+        elif word == "log":
+            n = int(arg) if arg.isdigit() else 20
+            for line in g.log[-n:]:
+                c.print(f"  {line}")
+        elif word == "undo":
+            return self._undo()
+        elif word == "save":
+            self.save(Path(arg) if arg else None)
+            c.print(f"Saved to {Path(arg) if arg else self.save_path}.")
+        elif word == "load":
+            if arg:
+                return self._load(Path(arg))
+            c.print("[red]Usage: load FILE[/]")
+        return False
+
+    def _undo(self) -> bool:
+        """Take back the human's last decision if nothing hidden came out after it."""
+        mine = [i for i, who in enumerate(self.actors) if who == self.human]
+        if not mine:
+            self.console.print("[red]Nothing of yours to undo.[/]")
+            return False
+        i = mine[-1]
+        later = self.actors[i + 1:]
+        if any(who != self.human for who in later) or \
+                len(self.game._m.trace) != self.chance_marks[i]:
+            self.console.print("[red]Cannot undo: dice, a draw or the opponent's move came "
+                               "after your last decision.[/]")
+            return False
+        self._rebuild(self.actions[:i])
+        self.console.print("Undone.")
+        return True
+
+    def _rebuild(self, actions: list[int]) -> None:
+        self.game = self._new_game(self.seed)
+        self.actions, self.actors, self.chance_marks = [], [], []
+        for a in actions:
+            self.chance_marks.append(len(self.game._m.trace))
+            self.actors.append(self.game.current_player)
+            self.game.step(a)
+            self.actions.append(a)
+        self.shown = len(self.game.log)
+
+    def _load(self, path: Path) -> bool:
+        try:
+            rec = records.load(path)
+            self.seed = rec.seed
+            self._rebuild(rec.actions)
+        except (records.RecordError, ValueError) as exc:
+            self.console.print(f"[red]{exc}[/]")
+            return False
+        self.console.print(f"Loaded {path}: turn {self.game.turn}.")
+        return True
+
+    def _show_board(self) -> None:
+        self.console.print(render_ansi(self.game))
+
+    def _show_hand(self) -> None:
+        g = self.game
+        table = Table(title=f"Your hand ({self.human})")
+        for col in ("card", "side", "ops", "event"):
+            table.add_column(col)
+        for name in g.hand(self.human):
+            card = g.content.cards[g.content.card_by_name[name]]
+            table.add_row(card.name, card.side, str(card.ops), card.text)
+        self.console.print(table)
+
+    # ------------------------------------------------------------ records
+    def record(self) -> GameRecord:
+        g = self.game
+        rec = GameRecord(self.seed, {self.human: "human",
+                                     ("china" if self.human == "usa" else "usa"):
+                                     self.opponent_spec}, list(self.actions))
+        if g.is_over:
+            rec.winner, rec.reason = g.result
+        rec.turn, rec.vp = g.turn, g.vp
+        return rec
+
+    def save(self, path: Path | None = None) -> None:
+        records.save(self.record(), path or self.save_path)
