@@ -36,6 +36,7 @@ from .engine.constants import (
     SPENDS,
     TRACK_NAMES,
     USA,
+    VP_SOURCES,
 )
 from .engine.machine import Machine
 from .engine.rng import seed_streams
@@ -100,7 +101,8 @@ class Game:
         if _state is not None:
             self._m = Machine(c, _state, log)
             return
-        s = State(c.n, c.nc, c.nh, len(c.rules.spare_scoring))
+        s = State(c.n, c.nc, c.nh, len(c.rules.spare_scoring),
+                  len(c.region_names) + len(c.subregion_names) + len(VP_SOURCES))
         self._m = Machine(c, s, log)
         self.seed = seed
         s.rng = seed_streams(seed)
@@ -288,6 +290,14 @@ class Game:
     @property
     def vp(self) -> dict[str, int]:
         return {"usa": int(self._m.s.vp[USA]), "china": int(self._m.s.vp[CHINA])}
+
+    def vp_by_source(self) -> dict[str, dict[str, int]]:
+        """VP gained so far by source: each region and sub-region, then event, history,
+        track, economy, ukraine_war, final_social, final_economy."""
+        names = self.content.region_names + self.content.subregion_names + list(VP_SOURCES)
+        s = self._m.s
+        return {side: {n: int(s.vp_source[p, k]) for k, n in enumerate(names)}
+                for p, side in enumerate(SIDES)}
 
     @property
     def reserves(self) -> dict[str, int]:

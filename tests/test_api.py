@@ -119,3 +119,18 @@ def test_resample_hidden_keeps_what_the_player_knows() -> None:
 def test_force_dice_rejects_impossible_faces() -> None:
     with pytest.raises(ValueError):
         Game(0).force_dice([7])
+
+
+def test_vp_by_source_adds_up_to_the_vp_counters() -> None:
+    from agents import CautiousRandomAgent
+
+    for seed in range(4):
+        g = Game(seed)
+        agent = CautiousRandomAgent(seed)
+        while not g.is_over:
+            g.step(agent.act(None, g.action_mask(), g))
+        sources = g.vp_by_source()
+        for side in ("usa", "china"):
+            assert sum(sources[side].values()) == g.vp[side]
+        regions = set(Game.regions())
+        assert any(sources[s][r] for s in ("usa", "china") for r in regions)

@@ -33,8 +33,8 @@ CONTROLLER_NAMES = (None, "usa", "china", "anti_us")
  M_HAND_SIZE, _M1, M_IMPROVE_LEFT, _M2, M_TECH_DONE, _M3, M_TRADE_DONE, _M4,
  M_DISCARD_RIGHT, _M5, M_ROUND8, _M6, M_RW_STATE, M_RW_K, M_RW_ADDED,
  M_NEXT_OPS, _M7, M_NEXT_NO_EVENT, _M8, M_NEXT_BOTH, _M9, M_MOD, _M10, M_HEADLINE, _M11,
- M_END_FLAG, M_COLLAPSE, _M12, M_DIPLO_LOSER, M_DECISIONS) = range(35)
-N_MISC = 35
+ M_END_FLAG, M_COLLAPSE, _M12, M_DIPLO_LOSER, M_DECISIONS, M_VP_SOURCE) = range(36)
+N_MISC = 36
 
 RW_NONE, RW_WAITING, RW_ACTIVE = range(3)
 
@@ -57,6 +57,12 @@ SPENDS = ("russia", "tech", "diplomacy")
 SPEND_RUSSIA, SPEND_TECH, SPEND_DIPLOMACY = range(3)
 
 N_OPTIONS = 8
+
+# Where VP come from (State.vp_source columns after the region columns).
+VP_SOURCES = ("event", "history", "track", "economy", "ukraine_war", "final_social",
+              "final_economy")
+SRC_EVENT, SRC_HISTORY, SRC_TRACK, SRC_ECONOMY, SRC_UKRAINE_WAR, SRC_FINAL_SOCIAL, \
+    SRC_FINAL_ECONOMY = range(len(VP_SOURCES))
 
 
 def other(p: int) -> int:

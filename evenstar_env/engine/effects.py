@@ -138,7 +138,7 @@ def _each(m: Machine, eff, executor: int) -> None:
 @effect("vp")
 def _vp(m: Machine, eff, executor: int) -> None:
     p = rel_side(eff.side, executor)
-    m.s.vp[p] += eff.amount
+    m.add_vp(p, eff.amount)
     m.log(f"{SIDES[p]} {eff.amount:+d} VP")
 
 
@@ -243,8 +243,9 @@ def _cancel(m: Machine, eff, executor: int) -> None:
 @effect("score")
 def _score(m: Machine, eff, executor: int) -> None:
     u, c = board.score_region(m.c, m.s, eff.region)
-    m.s.vp[USA] += u
-    m.s.vp[CHINA] += c
+    col = m.region_column(eff.region)
+    m.add_vp(USA, u, col)
+    m.add_vp(CHINA, c, col)
     m.log(f"{eff.region} scored: US {u}, China {c}")
 
 

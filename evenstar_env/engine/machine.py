@@ -36,6 +36,7 @@ from .constants import (
     M_RW_K,
     M_RW_STATE,
     M_TURN,
+    M_VP_SOURCE,
     P_OVER,
     RUSSIA,
     RW_ACTIVE,
@@ -43,6 +44,7 @@ from .constants import (
     SECURITY,
     SIDES,
     SOCIAL,
+    SRC_TRACK,
     TECH,
     USA,
 )
@@ -93,8 +95,27 @@ class Machine:
         """Push frames so that the first given runs first."""
         self.s.stack.extend(reversed(frames))
 
-    def push_effects(self, eids: Iterable[int], executor: int) -> None:
-        self.s.stack.extend(("eff", e, executor) for e in reversed(tuple(eids)))
+    def push_effects(self, eids: Iterable[int], executor: int, source: int | None = None) -> None:
+        """Push effects to run in order; `source` labels the VP they give (then restored)."""
+        frames = [("eff", e, executor) for e in reversed(tuple(eids))]
+        if source is not None and frames:
+            frames = [("vp_source", self.s.misc[M_VP_SOURCE]), *frames, ("vp_source", source)]
+        self.s.stack.extend(frames)
+
+    def add_vp(self, p: int, amount: int, column: int | None = None) -> None:
+        """Add VP to p's counter, booked to a region column or the current source."""
+        s = self.s
+        s.vp[p] += amount
+        s.vp_source[p, self.source_column(s.misc[M_VP_SOURCE]) if column is None
+                    else column] += amount
+
+    def region_column(self, region: str) -> int:
+        """The VP-source column of a region or sub-region."""
+        return (self.c.region_names + self.c.subregion_names).index(region)
+
+    def source_column(self, source: int) -> int:
+        """The VP-source column of one of VP_SOURCES."""
+        return len(self.c.region_names) + len(self.c.subregion_names) + source
 
     def ask(self, frame: tuple, player: int, kind: str, legal: Iterable[int],
             ctx: dict[str, Any] | None = None) -> None:
@@ -204,13 +225,13 @@ class Machine:
             # Boxes resolve in order, each with China as executor (R17).
             for lvl in range(new, old, -1):
                 box = self.c.russia_boxes[lvl - 1]
-                self.push_effects(self.c.eids(box.effects), CHINA)
+                self.push_effects(self.c.eids(box.effects), CHINA, SRC_TRACK)
                 self.s.stack.append(("log", f"Russia track: {box.name}"))
         elif t in (TECH, TECH + 1) and new > old:
             p = t - TECH
             for lvl in range(new, old, -1):
                 box = self.c.tech_boxes[p][lvl - 1]
-                self.push_effects(self.c.eids(box.effects), p)
+                self.push_effects(self.c.eids(box.effects), p, SRC_TRACK)
                 self.s.stack.append(("log", f"{SIDES[p]} tech: {box.name}"))
 
     def check_end(self) -> None:
@@ -338,3 +359,8 @@ def track_index(name: str, side: int | None) -> int:
 @handler("log")
 def _log(m: Machine, f: tuple) -> None:
     m.log(f[1])
+
+
+@handler("vp_source")
+def _vp_source(m: Machine, f: tuple) -> None:
+    m.s.misc[M_VP_SOURCE] = f[1]

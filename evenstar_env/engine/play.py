@@ -39,6 +39,7 @@ from .constants import (
     SPEND_DIPLOMACY,
     SPEND_RUSSIA,
     SPEND_TECH,
+    SRC_EVENT,
     TECH,
     USA,
 )
@@ -248,7 +249,7 @@ def _event(m: Machine, f: tuple) -> None:
     elif cd.removed:
         s.card_loc[card] = REMOVED
     m.log(f"event: {cd.name} ({SIDES[executor]})")
-    m.push_effects(c.eids(cd.effects), executor)
+    m.push_effects(c.eids(cd.effects), executor, SRC_EVENT)
 
 
 @handler("card_done")

@@ -9,7 +9,7 @@ import numpy as np
 from .constants import N_MISC
 
 ARRAYS = ("inf_us", "inf_cn", "non_realignable", "tracks", "vp", "reserves", "card_loc",
-          "hist_loc", "event_played", "event_side", "revealed", "spare_used")
+          "hist_loc", "event_played", "event_side", "revealed", "spare_used", "vp_source")
 
 
 class State:
@@ -22,7 +22,8 @@ class State:
 
     __slots__ = ARRAYS + ("misc", "stack", "pending", "rng", "forced", "result", "over")
 
-    def __init__(self, n_countries: int, n_cards: int, n_hist: int, n_spare: int) -> None:
+    def __init__(self, n_countries: int, n_cards: int, n_hist: int, n_spare: int,
+                 n_vp_sources: int = 1) -> None:
         self.inf_us = np.zeros(n_countries, dtype=np.int16)
         self.inf_cn = np.zeros(n_countries, dtype=np.int16)
         self.non_realignable = np.zeros(n_countries, dtype=bool)
@@ -35,6 +36,8 @@ class State:
         self.event_side = np.zeros(n_cards, dtype=np.int8)  # who carried the last event out
         self.revealed = np.zeros((2, n_cards), dtype=bool)  # [p]: p's hand as shown to its opponent
         self.spare_used = np.zeros(n_spare, dtype=bool)
+        # VP by source: regions and sub-regions first, then VP_SOURCES (balance studies).
+        self.vp_source = np.zeros((2, n_vp_sources), dtype=np.int32)
         self.misc: list[int] = [0] * N_MISC
         self.stack: list[tuple] = []
         self.pending: tuple | None = None

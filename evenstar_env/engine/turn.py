@@ -52,6 +52,12 @@ from .constants import (
     SECURITY,
     SIDES,
     SOCIAL,
+    SRC_ECONOMY,
+    SRC_EVENT,
+    SRC_FINAL_ECONOMY,
+    SRC_FINAL_SOCIAL,
+    SRC_HISTORY,
+    SRC_UKRAINE_WAR,
     USA,
 )
 from .effects import draw_card
@@ -87,7 +93,8 @@ def _phase_a(m: Machine, f: tuple) -> None:
     m.move_track(SECURITY, 1)
     for i in c.persistent_cards:
         if s.card_loc[i] == IN_PLAY and c.cards[i].persistent.each_turn:
-            m.push_effects(c.eids(c.cards[i].persistent.each_turn), int(s.event_side[i]))
+            m.push_effects(c.eids(c.cards[i].persistent.each_turn), int(s.event_side[i]),
+                           SRC_EVENT)
 
 
 @handler("phase_b")
@@ -194,7 +201,7 @@ def _history_roll(m: Machine, f: tuple) -> None:
     outcome = 0 if roll <= 1 else 1 if roll <= 3 else 2 if roll <= 5 else 3
     s.hist_loc[h] = H_DONE
     m.log(f"{SIDES[owner]} rolls {die} (modified {roll}): outcome {outcome + 1}")
-    m.push_effects(c.eids(c.history[h].outcomes[outcome].effects), owner)
+    m.push_effects(c.eids(c.history[h].outcomes[outcome].effects), owner, SRC_HISTORY)
 
 
 @handler("phase_e")
@@ -288,7 +295,7 @@ def _end_g(m: Machine, f: tuple) -> None:
     if s.misc[M_RW_STATE] == RW_ACTIVE and s.misc[M_RW_ADDED] < s.misc[M_RW_K]:
         m.log("the US failed the Russia-Ukraine war requirement")
         s.misc[M_RESPONSIBLE] = CHINA
-        s.vp[CHINA] += 2
+        m.add_vp(CHINA, 2, m.source_column(SRC_UKRAINE_WAR))
         board.remove_all(s, c.ukraine, "usa")
         board.add(c, s, c.ukraine, "anti_us", 3)
         frames.append(("rw_reduce",))
@@ -367,15 +374,13 @@ def _decline(m: Machine, f: tuple) -> None:
     if s.misc[M_COLLAPSE] or s.misc[M_COLLAPSE + 1]:
         s.misc[M_END_FLAG] = 1
         return
-    frames = []
-    for p in (USA, CHINA):
-        zone = c.zone("economy", int(s.tracks[ECONOMY + p]))
-        frames += [("eff", e, p) for e in c.eids(zone.effects)]
-    for i in c.persistent_cards:
+    for i in reversed(c.persistent_cards):  # pushed first: run after the zone effects
         if s.card_loc[i] == IN_PLAY and c.cards[i].persistent.economy:
-            frames += [("eff", e, int(s.event_side[i])) for e in
-                       c.eids(c.cards[i].persistent.economy)]
-    m.push(*frames)
+            m.push_effects(c.eids(c.cards[i].persistent.economy), int(s.event_side[i]),
+                           SRC_EVENT)
+    for p in (CHINA, USA):  # the US's zone effect first
+        zone = c.zone("economy", int(s.tracks[ECONOMY + p]))
+        m.push_effects(c.eids(zone.effects), p, SRC_ECONOMY)
 
 
 @handler("phase_i")
@@ -392,8 +397,8 @@ def _phase_i(m: Machine, f: tuple) -> None:
     s.spare_used[k] = True
     region = c.rules.spare_scoring[k]
     u, ch = board.score_region(c, s, region)
-    s.vp[USA] += u
-    s.vp[CHINA] += ch
+    m.add_vp(USA, u, m.region_column(region))
+    m.add_vp(CHINA, ch, m.region_column(region))
     m.log(f"spare scoring card: {region}: US {u}, China {ch}")
 
 
@@ -414,13 +419,13 @@ def _final(m: Machine, f: tuple) -> None:
     s.misc[M_PHASE] = P_FINAL
     for region in c.region_names:
         u, ch = board.score_region(c, s, region)
-        s.vp[USA] += u
-        s.vp[CHINA] += ch
+        m.add_vp(USA, u, m.region_column(region))
+        m.add_vp(CHINA, ch, m.region_column(region))
         m.log(f"final scoring {region}: US {u}, China {ch}")
-    for base in (SOCIAL, ECONOMY):
+    for base, src in ((SOCIAL, SRC_FINAL_SOCIAL), (ECONOMY, SRC_FINAL_ECONOMY)):
         diff = int(s.tracks[base + USA]) - int(s.tracks[base + CHINA])
         if diff:
-            s.vp[USA if diff > 0 else CHINA] += abs(diff)
+            m.add_vp(USA if diff > 0 else CHINA, abs(diff), m.source_column(src))
     u, ch = int(s.vp[USA]), int(s.vp[CHINA])
     if u == ch:
         m.finish(None, f"final scoring: equal VP ({u})")
