@@ -31,6 +31,7 @@ from .engine.constants import (
     MODIFIERS,
     OUT,
     PHASES,
+    REMOVED,
     SIDES,
     SOCIAL,
     SPENDS,
@@ -128,6 +129,7 @@ class Game:
         s.tracks[4] = r.start_diplomacy
         s.tracks[5] = r.start_security
         s.card_loc[:] = np.where(c.card_era == 0, DRAW, OUT)
+        s.card_loc[[card.out_of_game for card in c.cards]] = REMOVED  # a rule variant
         s.hist_loc[:] = [H_DECK if (e == 0 and sp is None) else H_OUT
                          for e, sp in zip(c.hist_era, c.hist_special, strict=True)]
         s.misc[M_TURN] = 1

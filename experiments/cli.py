@@ -135,5 +135,56 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
     console.print(f"wrote {out} (turn {g.turn}, {g.phase})")
 
 
+@app.command()
+def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]] tables "
+                                                   "(the first is the baseline)")] =
+            Path("experiments/variants.toml"),
+            only: Annotated[list[str] | None, typer.Option("--variant", help="run only these "
+                                                           "variants (repeatable)")] = None,
+            usa: Annotated[str, typer.Option(help="US agent: " + AGENT_SPECS)] = "heuristic",
+            china: Annotated[str, typer.Option(help="China agent")] = "heuristic",
+            games: Annotated[int, typer.Option(help="seeds per variant")] = 100,
+            seed: Annotated[int, typer.Option(help="first seed")] = 0,
+            workers: Annotated[int, typer.Option(help="parallel games")] = 2,
+            backend: Annotated[str, typer.Option(help="process or ray")] = "process",
+            ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
+                                                            "(default: start one here)")] =
+            None,
+            sprt: Annotated[bool, typer.Option(help="stop a variant once the SPRT decides "
+                                               "which side it favours")] = False,
+            forbid: Annotated[list[str] | None, typer.Option(help="card id: add a causal "
+                                                             "run with its event banned "
+                                                             "(repeatable)")] = None,
+            out: Annotated[Path, typer.Option(help="results folder (resumed if it has "
+                                              "games)")] = Path("results/balance")) -> None:
+    """Side balance of rule variants by self-play, with intervals, plots and a report."""
+    from evenstar_env.content import ContentError
+    from experiments.balance import Study, load_study_variants, run_study
+
+    try:
+        chosen = load_study_variants(variants, only)
+        for spec in (usa, china):
+            from experiments.arena import make_agent
+
+            make_agent(spec, 0)
+    except (ContentError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    study = Study(chosen, usa=usa, china=china, games=games, seed0=seed, workers=workers,
+                  backend=backend, ray_address=ray_address, sprt=sprt, forbid=forbid or [])
+    summary = run_study(study, out)
+    table = Table(title=f"Balance: {usa} (US) vs {china} (China), {games} seeds per variant")
+    for col in ("variant", "games", "US win rate [95% CI]", "US - baseline [95% CI]", "SPRT"):
+        table.add_column(col)
+    for name, v in summary["variants"].items():
+        d = v["diff_vs_baseline"]
+        table.add_row(name, str(v["games"]),
+                      f"{v['usa']['rate']:.1%} [{v['usa']['ci95'][0]:.1%}, "
+                      f"{v['usa']['ci95'][1]:.1%}]",
+                      f"{d['mean']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]",
+                      v.get("sprt", {}).get("meaning", ""))
+    console.print(table)
+    console.print(f"wrote {out}/report.md, summary.json, games.csv, games.jsonl and plots")
+
+
 if __name__ == "__main__":
     app()

@@ -1,6 +1,7 @@
 """Game content: the map, tracks, rule parameters and cards, loaded from data files."""
 
-from .compiled import Content, fingerprint, load_content
+from .compiled import Content, fingerprint, load_content, load_variant
 from .loader import DATA_DIR, ContentError
 
-__all__ = ["Content", "ContentError", "DATA_DIR", "fingerprint", "load_content"]
+__all__ = ["Content", "ContentError", "DATA_DIR", "fingerprint", "load_content",
+           "load_variant"]

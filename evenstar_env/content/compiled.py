@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .loader import DATA_DIR, RawContent, walk
-from .schema import Card, HistoryCard, Selector
+from .schema import Card, HistoryCard, Selector, Variant
 
 SIDE_INDEX = {"usa": 0, "china": 1, "neutral": 2}
 ERA_INDEX = {"early": 0, "mid": 1, "late": 2}
@@ -165,3 +165,14 @@ def fingerprint(content: Content) -> str:
 def load_content(data_dir: Path = DATA_DIR) -> Content:
     """Load, validate and compile the content in `data_dir` (cached)."""
     return Content(RawContent(Path(data_dir)))
+
+
+@lru_cache(maxsize=32)
+def _variant_content(spec: str, data_dir: Path) -> Content:
+    return Content(RawContent(data_dir, Variant.model_validate_json(spec)))
+
+
+def load_variant(variant: Variant | dict, data_dir: Path = DATA_DIR) -> Content:
+    """The content with a rule variant's overrides applied (cached by the variant's value)."""
+    v = variant if isinstance(variant, Variant) else Variant.model_validate(variant)
+    return _variant_content(v.model_dump_json(), Path(data_dir))

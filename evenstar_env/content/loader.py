@@ -19,6 +19,8 @@ from .schema import (
     Selector,
     SetupFile,
     TracksFile,
+    Variant,
+    VariantFile,
 )
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -43,14 +45,17 @@ def _entry_label(raw: Any, loc: tuple) -> tuple[str, tuple]:
     return (str(loc[0]) if loc else "<file>"), loc[1:]
 
 
-def _read(path: Path, model: type[BaseModel]) -> Any:
+def _load_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
-            raw = tomllib.load(fh)
+            return tomllib.load(fh)
     except FileNotFoundError:
         raise ContentError(f"{path.name}: file not found in {path.parent}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ContentError(f"{path.name}: not valid TOML: {exc}") from None
+
+
+def _validate(raw: dict[str, Any], model: type[BaseModel], fname: str) -> Any:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -58,11 +63,15 @@ def _read(path: Path, model: type[BaseModel]) -> Any:
         for err in exc.errors()[:5]:
             entry, field = _entry_label(raw, tuple(err["loc"]))
             field_s = ".".join(str(p) for p in field) or "<entry>"
-            lines.append(f"{path.name}: {entry}: field '{field_s}': {err['msg']}")
+            lines.append(f"{fname}: {entry}: field '{field_s}': {err['msg']}")
         more = len(exc.errors()) - 5
         if more > 0:
             lines.append(f"... and {more} more errors")
         raise ContentError("\n".join(lines)) from None
+
+
+def _read(path: Path, model: type[BaseModel]) -> Any:
+    return _validate(_load_toml(path), model, path.name)
 
 
 def walk(obj: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -82,16 +91,22 @@ def walk(obj: Any, path: str) -> Iterator[tuple[str, Any]]:
 class RawContent:
     """The validated files, before compilation into arrays."""
 
-    def __init__(self, data_dir: Path = DATA_DIR) -> None:
+    def __init__(self, data_dir: Path = DATA_DIR, variant: Variant | None = None) -> None:
         self.data_dir = data_dir
-        self.map: MapFile = _read(data_dir / "map.toml", MapFile)
-        self.setup: SetupFile = _read(data_dir / "setup.toml", SetupFile)
-        self.tracks: TracksFile = _read(data_dir / "tracks.toml", TracksFile)
-        self.rules: RulesFile = _read(data_dir / "rules.toml", RulesFile)
-        self.card_files = [
-            (p.name, _read(p, CardFile)) for p in sorted(data_dir.glob("cards_*.toml"))
-        ]
-        self.card_files.append(("scoring.toml", _read(data_dir / "scoring.toml", CardFile)))
+        self.variant = variant
+        raw = {name: _load_toml(data_dir / name) for name in
+               ("map.toml", "setup.toml", "tracks.toml", "rules.toml")}
+        card_names = [p.name for p in sorted(data_dir.glob("cards_*.toml"))] + ["scoring.toml"]
+        cards = {name: _load_toml(data_dir / name) for name in card_names}
+        if variant is not None:
+            apply_variant(variant, raw, cards)
+        label = "" if variant is None else f" (variant {variant.name!r})"
+        self.map: MapFile = _validate(raw["map.toml"], MapFile, "map.toml" + label)
+        self.setup: SetupFile = _validate(raw["setup.toml"], SetupFile, "setup.toml" + label)
+        self.tracks: TracksFile = _validate(raw["tracks.toml"], TracksFile, "tracks.toml" + label)
+        self.rules: RulesFile = _validate(raw["rules.toml"], RulesFile, "rules.toml" + label)
+        self.card_files = [(name, _validate(data, CardFile, name + label))
+                           for name, data in cards.items()]
         self.history_files = [
             (p.name, _read(p, HistoryFile)) for p in sorted(data_dir.glob("history_*.toml"))
         ]
@@ -213,3 +228,70 @@ def _check_node(where: str, node: Any, countries: set[str], places: set[str],
             for v in getattr(node, field):
                 if v not in cards:
                     raise bad(field, f"unknown card id {v!r}")
+
+
+# ---------------------------------------------------------------- rule variants
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> None:
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            _merge(base[k], v)
+        else:
+            base[k] = v
+
+
+def apply_variant(v: Variant, raw: dict[str, dict], cards: dict[str, dict]) -> None:
+    """Apply a variant's overrides to the raw file contents (validated afterwards)."""
+    def bad(field: str, msg: str) -> ContentError:
+        return ContentError(f"variant {v.name!r}: field '{field}': {msg}")
+
+    _merge(raw["rules.toml"], v.rules)
+    countries = {c["name"] for c in raw["map.toml"].get("countries", [])}
+    if v.bid is not None:
+        side = raw["setup.toml"].setdefault(v.bid.side, {})
+        for name, pts in v.bid.countries.items():
+            if name not in countries:
+                raise bad("bid.countries", f"unknown country {name!r}")
+            side[name] = side.get(name, 0) + pts
+    by_id = {c.get("id"): c for data in cards.values() for c in data.get("cards", [])}
+    for field, ids in (("card_ops", v.card_ops), ("ban_events", v.ban_events),
+                       ("remove_cards", v.remove_cards)):
+        for cid in ids:
+            if cid not in by_id:
+                raise bad(field, f"unknown card id {cid!r}")
+    for cid, ops in v.card_ops.items():
+        by_id[cid]["ops"] = ops
+    for cid in v.ban_events:
+        by_id[cid]["event_banned"] = True
+    for cid in v.remove_cards:
+        by_id[cid]["out_of_game"] = True
+    regions = {r["name"]: r for r in raw["map.toml"].get("regions", [])}
+    for name, values in v.region_values.items():
+        if name not in regions:
+            raise bad("region_values", f"unknown region {name!r}")
+        regions[name].update(zip(("presence", "domination", "control"), values, strict=True))
+    tracks = raw["tracks.toml"]
+    for field, track, key in (("hand_sizes", "social", "hand"),
+                              ("upgrade_prices", "economy", "price")):
+        zones = {z["name"]: z for z in tracks.get(track, [])}
+        for zone, value in getattr(v, field).items():
+            if zone not in zones:
+                raise bad(field, f"unknown {track} zone {zone!r} (one of {sorted(zones)})")
+            zones[zone][key] = value
+    if v.tech_prices is not None:
+        boxes = tracks.get("tech_usa", [])
+        if len(v.tech_prices) != len(boxes):
+            raise bad("tech_prices", f"needs {len(boxes)} prices, one per US tech box")
+        for box, price in zip(boxes, v.tech_prices, strict=True):
+            box["price"] = price
+
+
+def load_variants(path: Path) -> list[Variant]:
+    """Rule variants from a TOML file of ``[[variant]]`` tables, each checked against the data."""
+    path = Path(path)
+    variants = _validate(_load_toml(path), VariantFile, path.name).variant
+    _unique([v.name for v in variants], path.name, "variant", "name")
+    for v in variants:  # apply once to a copy of the data: unknown names fail here
+        RawContent(DATA_DIR, v)
+    return variants

@@ -7,7 +7,7 @@ silently ignored key.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -361,6 +361,8 @@ class Card(Strict):
     removed: bool = False  # "*": removed from the game after its event
     persistent: Persistent | None = None  # underline / infinity
     russia: bool = False  # 7.6: advances the Russia track whenever played
+    event_banned: bool = False  # set by a rule variant: the event can never happen
+    out_of_game: bool = False  # set by a rule variant: removed from the game at the start
     requires: list[Condition] = []  # prerequisites of the event (5.2, 7.4)
     text: str
     text_zh: str
@@ -457,3 +459,33 @@ class RulesFile(Strict):
     era_turns: dict[Era, int]  # first turn of each era
     spare_scoring_turns: list[int]
     spare_scoring: list[str]  # regions of the five spare scoring cards
+
+
+# ------------------------------------------------------------------ variants
+
+
+class Bid(Strict):
+    """Extra starting influence for one side, placed by a stated rule (country -> points)."""
+
+    side: Side
+    countries: dict[str, int]
+
+
+class Variant(Strict):
+    """A rule variant: overrides of the content and rule parameters (docs/balance.md)."""
+
+    name: str
+    description: str = ""
+    rules: dict[str, Any] = {}  # deep-merged into rules.toml (reserves, levels, costs...)
+    bid: Bid | None = None
+    card_ops: dict[str, int] = {}  # card id -> printed ops
+    ban_events: list[str] = []  # card ids whose events can never happen
+    remove_cards: list[str] = []  # card ids out of the game from the start
+    region_values: dict[str, tuple[int, int, int]] = {}  # presence, domination, control
+    hand_sizes: dict[str, int] = {}  # social zone name -> hand size
+    upgrade_prices: dict[str, int] = {}  # economy zone name -> upgrade price
+    tech_prices: list[int] | None = None  # US tech box prices, in order
+
+
+class VariantFile(Strict):
+    variant: list[Variant]

@@ -286,7 +286,7 @@ class Machine:
         """Whether a card's event can happen now (prerequisites, cancellations; 5.2, 7.4)."""
         s, c = self.s, self.c
         cd = c.cards[card]
-        if cd.persistent is not None and s.card_loc[card] == IN_PLAY:
+        if cd.event_banned or (cd.persistent is not None and s.card_loc[card] == IN_PLAY):
             return False
         for i in c.persistent_cards:
             if s.card_loc[i] == IN_PLAY and cd.id in c.cards[i].persistent.prevents:

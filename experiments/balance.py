@@ -1,0 +1,456 @@
+"""Balance studies by self-play: which side a deck or rule variant favours, and why.
+
+Every variant plays the same seed list (common random numbers); with two
+different agents every seed is played twice with the sides swapped.  Per
+variant: side win rates with Wilson intervals, the paired difference from the
+baseline (the first variant) with a 95% interval, an optional SPRT that stops
+a decided variant early, end reasons and turns, VP by source, and per-card
+statistics (observational).  ``forbid`` adds causal runs: the baseline with
+one card's event banned.  Games go to ``games.jsonl`` as they finish, so an
+interrupted study resumes without replaying them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.progress import Progress
+
+from evenstar_env import Game
+from evenstar_env.content import DATA_DIR, load_variant
+from evenstar_env.content.loader import load_variants
+from evenstar_env.content.schema import Variant
+from experiments.arena import make_agent
+from experiments.stats import wilson
+
+OPS_MODES = ("place", "realign", "improve_social", "improve_economy", "tech", "trade")
+USAGES = ("event", "ops", "headline", "track")  # "track": tech race / sabotage discard
+
+
+@dataclass
+class Study:
+    """What to run; the first variant is the baseline."""
+
+    variants: list[Variant]
+    usa: str = "heuristic"
+    china: str = "heuristic"
+    games: int = 100  # seeds per variant
+    seed0: int = 0
+    workers: int = 2
+    backend: str = "process"  # "process" or "ray"
+    ray_address: str | None = None
+    sprt: bool = False
+    sprt_p0: float = 0.45  # H0: the US wins with p0 (China favoured) ...
+    sprt_p1: float = 0.55  # ... H1: with p1 (US favoured)
+    sprt_alpha: float = 0.05
+    sprt_beta: float = 0.05
+    forbid: list[str] = field(default_factory=list)  # card ids for causal "event banned" runs
+
+    def all_variants(self) -> list[Variant]:
+        base = self.variants[0]
+        extra = [base.model_copy(update={"name": f"forbid {cid}",
+                                         "ban_events": [*base.ban_events, cid]})
+                 for cid in self.forbid]
+        return [*self.variants, *extra]
+
+
+@dataclass(frozen=True)
+class Job:
+    variant: str
+    seed: int
+    usa: str
+    china: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.variant}|{self.seed}|{self.usa}|{self.china}"
+
+
+def jobs_for(study: Study) -> list[Job]:
+    """Seed-major order, so every variant advances together (good for SPRT)."""
+    pairs = [(study.usa, study.china)]
+    if study.usa != study.china:
+        pairs.append((study.china, study.usa))  # side-swapped pair
+    return [Job(v.name, study.seed0 + k, u, c) for k in range(study.games)
+            for v in study.all_variants() for u, c in pairs]
+
+
+def play_job(job: Job, variant: dict[str, Any], data_dir: str = str(DATA_DIR)) -> dict:
+    """One game of a study; returns a flat record with per-card usage."""
+    content = load_variant(variant, Path(data_dir))
+    g = Game(job.seed, content=content)
+    agents = {"usa": make_agent(job.usa, 2 * job.seed), "china": make_agent(job.china,
+                                                                           2 * job.seed + 1)}
+    usage: list[tuple[str, str, str]] = []  # (card id, usage, player)
+    actions: list[int] = []
+    while not g.is_over:
+        d = g.decision
+        a = agents[d.player].act(None, g.action_mask(), g)
+        if d.kind == "headline":
+            usage.append((content.cards[g.action_group(a)[1]].id, "headline", d.player))
+        elif d.kind == "mode" and d.context.get("card", -1) >= 0:
+            mode = ("event", *OPS_MODES)[g.action_group(a)[1]]
+            kind = "event" if mode == "event" else ("track" if mode == "tech" else "ops")
+            usage.append((content.cards[d.context["card"]].id, kind, d.player))
+        g.step(a)
+        actions.append(a)
+    return {"key": job.key, "variant": job.variant, "seed": job.seed, "usa": job.usa,
+            "china": job.china, "winner": g.result.winner, "reason": g.result.reason,
+            "end": _reason_kind(g.result.reason), "turn": g.turn, "vp": g.vp,
+            "vp_sources": g.vp_by_source(), "cards": usage, "actions": actions}
+
+
+def _reason_kind(reason: str) -> str:
+    for side in ("usa", "china"):
+        reason = reason.replace(f"{side} ", "")
+    return reason.split(":")[0].split(" caused")[0]
+
+
+# ---------------------------------------------------------------- SPRT
+
+
+def sprt_llr(us_wins: int, us_losses: int, p0: float, p1: float) -> float:
+    """Log-likelihood ratio of H1 (US win prob p1) against H0 (p0); draws are ignored."""
+    return us_wins * math.log(p1 / p0) + us_losses * math.log((1 - p1) / (1 - p0))
+
+
+def sprt_decision(llr: float, alpha: float, beta: float) -> str | None:
+    """'H1' (US favoured), 'H0' (China favoured) or None (go on)."""
+    if llr >= math.log((1 - beta) / alpha):
+        return "H1"
+    if llr <= math.log(beta / (1 - alpha)):
+        return "H0"
+    return None
+
+
+# ---------------------------------------------------------------- running
+
+
+def _run_local(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
+               ) -> Iterator[dict]:
+    if workers <= 1:
+        for job in jobs:
+            yield play_job(job, variants[job.variant])
+        return
+    with mp.get_context("spawn").Pool(workers) as pool:
+        args = ((job, variants[job.variant]) for job in jobs)
+        yield from pool.imap_unordered(_star_play, args, chunksize=1)
+
+
+def _star_play(args: tuple[Job, dict]) -> dict:
+    return play_job(*args)
+
+
+def _run_ray(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
+             address: str | None) -> Iterator[dict]:
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, num_cpus=None if address else workers,
+                 include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    remote = ray.remote(play_job)
+    try:
+        pending: list[Any] = []
+        for job in jobs:
+            pending.append(remote.remote(job, variants[job.variant]))
+            while len(pending) >= 2 * max(1, workers):
+                done, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(done[0])
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
+    """Run (or resume) a study into `out`; return the summary (also written to disk)."""
+    out.mkdir(parents=True, exist_ok=True)
+    games_path = out / "games.jsonl"
+    done = read_games(games_path)
+    finished = {r["key"] for r in done}
+    variants = {v.name: v.model_dump() for v in study.all_variants()}
+    stopped: dict[str, str] = {}
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for r in done:
+        _count(counts, r)
+    if study.sprt:
+        for name in variants:
+            _sprt_check(study, name, counts, stopped)
+
+    todo = [j for j in jobs_for(study) if j.key not in finished]
+
+    def feed() -> Iterator[Job]:
+        for job in todo:
+            if job.variant not in stopped:  # SPRT: a decided variant plays no more
+                yield job
+
+    runner: Iterable[dict]
+    if study.backend == "ray":
+        runner = _run_ray(feed(), variants, study.workers, study.ray_address)
+    elif study.backend == "process":
+        runner = _run_local(feed(), variants, study.workers)
+    else:
+        raise ValueError(f"unknown backend {study.backend!r} (process or ray)")
+    with Progress(disable=not progress, transient=True) as bar, games_path.open("a") as fh:
+        task = bar.add_task("balance games", total=len(todo))
+        for rec in runner:
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+            done.append(rec)
+            _count(counts, rec)
+            if study.sprt:
+                _sprt_check(study, rec["variant"], counts, stopped)
+            bar.advance(task)
+    summary = summarise(study, done, stopped)
+    write_outputs(summary, done, out)
+    return summary
+
+
+def _count(counts: dict[str, Counter], rec: dict) -> None:
+    counts[rec["variant"]][rec["winner"] or "draw"] += 1
+
+
+def _sprt_check(study: Study, name: str, counts: dict[str, Counter],
+                stopped: dict[str, str]) -> None:
+    if name in stopped:
+        return
+    c = counts[name]
+    llr = sprt_llr(c["usa"], c["china"], study.sprt_p0, study.sprt_p1)
+    decision = sprt_decision(llr, study.sprt_alpha, study.sprt_beta)
+    if decision is not None:
+        stopped[name] = decision
+
+
+def read_games(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            break  # a line cut by an interruption: that game is played again
+    return out
+
+
+# ---------------------------------------------------------------- summaries
+
+
+def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dict[str, Any]:
+    names = [v.name for v in study.all_variants()]
+    by_variant: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        by_variant[r["variant"]].append(r)
+    base = names[0]
+    base_by_key = {(r["seed"], r["usa"], r["china"]): r for r in by_variant[base]}
+    variants = {}
+    for name in names:
+        recs = by_variant[name]
+        n = len(recs)
+        wins = Counter(r["winner"] or "draw" for r in recs)
+        row: dict[str, Any] = {"games": n}
+        for side in ("usa", "china", "draw"):
+            lo, hi = wilson(wins[side], n)
+            row[side] = {"wins": wins[side], "rate": wins[side] / n if n else 0.0,
+                         "ci95": [lo, hi]}
+        diffs = [_score(r) - _score(base_by_key[(r["seed"], r["usa"], r["china"])])
+                 for r in recs if (r["seed"], r["usa"], r["china"]) in base_by_key]
+        row["diff_vs_baseline"] = _mean_ci(diffs)
+        row["end_reasons"] = dict(Counter(r["end"] for r in recs).most_common())
+        row["end_turns"] = {str(t): k for t, k in sorted(Counter(r["turn"] for r in recs)
+                                                          .items())}
+        row["vp_sources"] = _vp_sources(recs)
+        if name in stopped:
+            row["sprt"] = {"decision": stopped[name],
+                           "meaning": "US favoured" if stopped[name] == "H1" else
+                           "China favoured"}
+        variants[name] = row
+    return {"config": {"usa": study.usa, "china": study.china, "games": study.games,
+                       "seed0": study.seed0, "baseline": base, "sprt": study.sprt,
+                       "forbid": study.forbid},
+            "variants": variants, "cards": card_stats(by_variant[base])}
+
+
+def _score(r: dict) -> float:
+    """The US's result: 1 win, 0.5 draw, 0 loss."""
+    return 0.5 if r["winner"] is None else float(r["winner"] == "usa")
+
+
+def _mean_ci(xs: list[float]) -> dict[str, float]:
+    if not xs:
+        return {"n": 0, "mean": 0.0, "ci95": [0.0, 0.0]}
+    a = np.asarray(xs, dtype=float)
+    half = 1.959964 * a.std(ddof=1) / math.sqrt(a.size) if a.size > 1 else 0.0
+    return {"n": int(a.size), "mean": float(a.mean()),
+            "ci95": [float(a.mean() - half), float(a.mean() + half)]}
+
+
+def _vp_sources(recs: list[dict]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for side in ("usa", "china"):
+        total: Counter = Counter()
+        for r in recs:
+            total.update(r["vp_sources"][side])
+        out[side] = {k: v / max(1, len(recs)) for k, v in total.items()}
+    return out
+
+
+def card_stats(recs: list[dict]) -> dict[str, dict[str, Any]]:
+    """Per card and usage: games, and the win rate of the side that used it (observational)."""
+    used: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in recs:
+        seen = set()
+        for cid, usage, player in r["cards"]:
+            if (cid, usage, player) in seen:
+                continue
+            seen.add((cid, usage, player))
+            won = 0.5 if r["winner"] is None else float(r["winner"] == player)
+            used[cid][usage].append(won)
+    return {cid: {u: {"games": len(v), "user_win_rate": sum(v) / len(v)}
+                  for u, v in by.items()} for cid, by in sorted(used.items())}
+
+
+# ---------------------------------------------------------------- outputs
+
+
+def write_outputs(summary: dict[str, Any], records: list[dict], out: Path) -> None:
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    import csv
+
+    with (out / "games.csv").open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["variant", "seed", "usa", "china", "winner", "end", "turn", "vp_usa",
+                    "vp_china"])
+        for r in records:
+            w.writerow([r["variant"], r["seed"], r["usa"], r["china"], r["winner"] or "draw",
+                        r["end"], r["turn"], r["vp"]["usa"], r["vp"]["china"]])
+    plots = make_plots(summary, out)
+    write_report(summary, plots, out)
+
+
+def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
+    """Win rate per variant, end reasons, VP sources, per-card impact (PNG files)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variants = summary["variants"]
+    names = list(variants)
+    files = []
+
+    def save(fig: Any, name: str) -> None:
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        files.append(name)
+
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(names)), 4))
+    rates = [variants[n]["usa"]["rate"] for n in names]
+    err = [[r - variants[n]["usa"]["ci95"][0] for n, r in zip(names, rates, strict=True)],
+           [variants[n]["usa"]["ci95"][1] - r for n, r in zip(names, rates, strict=True)]]
+    ax.bar(range(len(names)), rates, yerr=err, capsize=4, color="#4a78d0")
+    ax.axhline(0.5, color="#888", linewidth=0.8)
+    ax.set_xticks(range(len(names)), names, rotation=15, fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("US win rate (95% Wilson interval)")
+    ax.set_title("Side balance per variant")
+    save(fig, "win_rates.png")
+
+    reasons = sorted({k for n in names for k in variants[n]["end_reasons"]})
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(names)), 4))
+    bottom = np.zeros(len(names))
+    for reason in reasons:
+        vals = np.array([variants[n]["end_reasons"].get(reason, 0) / max(1, variants[n]["games"])
+                         for n in names])
+        ax.bar(range(len(names)), vals, bottom=bottom, label=reason)
+        bottom += vals
+    ax.set_xticks(range(len(names)), names, rotation=15, fontsize=8)
+    ax.set_ylabel("share of games")
+    ax.set_title("How games ended")
+    ax.legend(fontsize=6)
+    save(fig, "end_reasons.png")
+
+    sources = sorted({k for n in names for s in ("usa", "china")
+                      for k in variants[n]["vp_sources"][s]})
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+    for ax, side in zip(axes, ("usa", "china"), strict=True):
+        bottom = np.zeros(len(names))
+        for src in sources:
+            vals = np.array([variants[n]["vp_sources"][side].get(src, 0) for n in names])
+            ax.bar(range(len(names)), vals, bottom=bottom, label=src)
+            bottom += vals
+        ax.set_xticks(range(len(names)), names, rotation=15, fontsize=7)
+        ax.set_title(f"Mean VP by source: {side}")
+    axes[1].legend(fontsize=6, ncol=2)
+    save(fig, "vp_sources.png")
+
+    rows = []
+    overall = variants[names[0]]
+    base_rate = {"usa": overall["usa"]["rate"], "china": overall["china"]["rate"]}
+    for cid, by in summary["cards"].items():
+        st = by.get("event")
+        if st and st["games"] >= 10:
+            rows.append((cid, st["user_win_rate"] - 0.5 * (base_rate["usa"] +
+                                                            base_rate["china"]), st["games"]))
+    rows.sort(key=lambda r: -abs(r[1]))
+    rows = rows[:20]
+    fig, ax = plt.subplots(figsize=(8, max(3, 0.3 * len(rows) + 1)))
+    ax.barh([f"{cid} (n={n})" for cid, _, n in rows], [v for _, v, _ in rows],
+            color=["#3a8a3a" if v > 0 else "#a33" for _, v, _ in rows])
+    ax.axvline(0, color="#888", linewidth=0.8)
+    ax.invert_yaxis()
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("win rate of the side playing the event, minus the average (observational)")
+    ax.set_title(f"Per-card impact in '{names[0]}'")
+    save(fig, "card_impact.png")
+    return files
+
+
+def write_report(summary: dict[str, Any], plots: list[str], out: Path) -> None:
+    cfg = summary["config"]
+    lines = [f"# Balance study: {cfg['usa']} (US) vs {cfg['china']} (China)", "",
+             f"{cfg['games']} seeds per variant (common random numbers); baseline "
+             f"'{cfg['baseline']}'. Intervals are 95%: Wilson for rates, normal "
+             "approximation for the paired differences from the baseline.", "",
+             "| variant | games | US wins | China wins | draws | US − baseline | SPRT |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, v in summary["variants"].items():
+        d = v["diff_vs_baseline"]
+        lines.append(
+            f"| {name} | {v['games']} | {v['usa']['rate']:.1%} "
+            f"[{v['usa']['ci95'][0]:.1%}, {v['usa']['ci95'][1]:.1%}] | "
+            f"{v['china']['rate']:.1%} | {v['draw']['rate']:.1%} | {d['mean']:+.3f} "
+            f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] | "
+            f"{v.get('sprt', {}).get('meaning', '')} |")
+    lines.append("")
+    for p in plots:
+        lines += [f"![{p}]({p})", ""]
+    lines += ["Per-card statistics are observational: a card's win rate when played reflects",
+              "when agents choose to play it, not its causal effect; use `forbid` runs for that.",
+              ""]
+    (out / "report.md").write_text("\n".join(lines))
+
+
+def load_study_variants(path: Path, names: list[str] | None = None) -> list[Variant]:
+    """Variants from a TOML file (all, or the named ones in that order)."""
+    variants = load_variants(path)
+    if not names:
+        return variants
+    by = {v.name: v for v in variants}
+    missing = [n for n in names if n not in by]
+    if missing:
+        raise ValueError(f"{path}: no variant named {missing}; have {list(by)}")
+    return [by[n] for n in names]
+
