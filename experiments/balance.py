@@ -379,7 +379,8 @@ def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
     ax.set_xticks(range(len(names)), names, rotation=15, fontsize=8)
     ax.set_ylabel("share of games")
     ax.set_title("How games ended")
-    ax.legend(fontsize=6)
+    if reasons:
+        ax.legend(fontsize=6)
     save(fig, "end_reasons.png")
 
     sources = sorted({k for n in names for s in ("usa", "china")
@@ -393,7 +394,8 @@ def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
             bottom += vals
         ax.set_xticks(range(len(names)), names, rotation=15, fontsize=7)
         ax.set_title(f"Mean VP by source: {side}")
-    axes[1].legend(fontsize=6, ncol=2)
+    if sources:
+        axes[1].legend(fontsize=6, ncol=2)
     save(fig, "vp_sources.png")
 
     rows = []
