@@ -149,3 +149,18 @@ def test_ray_backend_gives_the_same_games(tmp_path: Path) -> None:
     ray_study = tiny([BASE], backend="ray")
     ray_run = run_study(ray_study, tmp_path / "r", progress=False)
     assert ray_run["variants"] == proc["variants"]
+
+
+def test_notebook_reproduces_the_plots_from_a_results_folder(study_dir: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    nb = json.loads(Path("notebooks/balance_study.ipynb").read_text())
+    scope = {"RESULTS": study_dir}
+    for png in study_dir.glob("*.png"):
+        png.unlink()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            exec("".join(cell["source"]), scope)  # noqa: S102  (our own notebook)
+    assert len(scope["games"]) == 12 and len(scope["files"]) == 4
+    assert all((study_dir / f).stat().st_size > 0 for f in scope["files"])
