@@ -46,8 +46,8 @@ class ISMCTSAgent:
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = 200, seconds: float | None = None,
-                 rollout_depth: int = 60, exploration: float = 0.7, eval_scale: float = 15.0,
+    def __init__(self, iterations: int = 300, seconds: float | None = None,
+                 rollout_depth: int = 80, exploration: float = 0.4, eval_scale: float = 15.0,
                  seed: int | None = None) -> None:
         self.iterations, self.seconds = iterations, seconds
         self.rollout_depth, self.c = rollout_depth, exploration
@@ -64,6 +64,11 @@ class ISMCTSAgent:
             return int(legal[0])
         if game.decision.kind in FINE_KINDS:
             return self.fine.act(observation, action_mask, game)
+        if game.decision.kind == "card":
+            scoring = [int(a) for a in legal if game.content.card_scoring[game.action_group(a)[1]]]
+            left = game.content.rules.action_rounds - game.round + 1
+            if scoring and len(scoring) >= left:
+                return scoring[0]  # 2.2.1.1: never be caught holding one
         me = game.current_player
         root = _Node(None)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
@@ -107,9 +112,10 @@ class ISMCTSAgent:
                 n.value += reward if n.player == me else -reward
 
     def _rollout(self, g: Game, me: str) -> float:
-        """Fast-policy play for up to `rollout_depth` decisions, then the evaluation."""
-        for _ in range(self.rollout_depth):
-            if g.is_over:
+        """Fast-policy play until `me` is to choose its next card (the opponent has
+        answered) or `rollout_depth` decisions, then the evaluation."""
+        for k in range(self.rollout_depth):
+            if g.is_over or (k and g.decision.kind == "card" and g.current_player == me):
                 break
             g.step(self.policy.act(None, g.action_mask(), g))
         v = evaluate(g, me)

@@ -38,7 +38,7 @@ def make_agent(spec: str, seed: int) -> Any:
         return HeuristicAgent(seed)
     if kind == "ismcts":
         iters, _, secs = arg.partition(":")
-        return ISMCTSAgent(iterations=int(iters or 200), seconds=float(secs) if secs else None,
+        return ISMCTSAgent(iterations=int(iters or 300), seconds=float(secs) if secs else None,
                            seed=seed)
     if kind == "ppo":
         from agents.ppo_agent import PPOAgent
