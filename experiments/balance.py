@@ -307,17 +307,25 @@ def _vp_sources(recs: list[dict]) -> dict[str, dict[str, float]]:
 
 
 def card_stats(recs: list[dict]) -> dict[str, dict[str, Any]]:
-    """Per card and usage: games, and the win rate of the side that used it (observational)."""
+    """Per card and usage (event, ops, headline, track = tech race / sabotage discard): in how
+    many games, and the win rate of the card's owner side in those games (observational).
+
+    The owner is the card's side; for a neutral card, the player who played it.
+    """
+    from evenstar_env.content import load_content
+
+    side_of = {c.id: c.side for c in load_content().cards}
     used: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in recs:
         seen = set()
         for cid, usage, player in r["cards"]:
-            if (cid, usage, player) in seen:
+            owner = player if side_of.get(cid, "neutral") == "neutral" else side_of[cid]
+            if (cid, usage, owner) in seen:
                 continue
-            seen.add((cid, usage, player))
-            won = 0.5 if r["winner"] is None else float(r["winner"] == player)
+            seen.add((cid, usage, owner))
+            won = 0.5 if r["winner"] is None else float(r["winner"] == owner)
             used[cid][usage].append(won)
-    return {cid: {u: {"games": len(v), "user_win_rate": sum(v) / len(v)}
+    return {cid: {u: {"games": len(v), "owner_win_rate": sum(v) / len(v)}
                   for u, v in by.items()} for cid, by in sorted(used.items())}
 
 
@@ -404,8 +412,8 @@ def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
     for cid, by in summary["cards"].items():
         st = by.get("event")
         if st and st["games"] >= 10:
-            rows.append((cid, st["user_win_rate"] - 0.5 * (base_rate["usa"] +
-                                                            base_rate["china"]), st["games"]))
+            rows.append((cid, st["owner_win_rate"] - 0.5 * (base_rate["usa"] +
+                                                             base_rate["china"]), st["games"]))
     rows.sort(key=lambda r: -abs(r[1]))
     rows = rows[:20]
     fig, ax = plt.subplots(figsize=(8, max(3, 0.3 * len(rows) + 1)))
@@ -414,7 +422,8 @@ def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
     ax.axvline(0, color="#888", linewidth=0.8)
     ax.invert_yaxis()
     ax.tick_params(labelsize=7)
-    ax.set_xlabel("win rate of the side playing the event, minus the average (observational)")
+    ax.set_xlabel("owner's win rate in games where the event was played, minus the average "
+                  "(observational)")
     ax.set_title(f"Per-card impact in '{names[0]}'")
     save(fig, "card_impact.png")
     return files

@@ -164,3 +164,15 @@ def test_notebook_reproduces_the_plots_from_a_results_folder(study_dir: Path) ->
             exec("".join(cell["source"]), scope)  # noqa: S102  (our own notebook)
     assert len(scope["games"]) == 12 and len(scope["files"]) == 4
     assert all((study_dir / f).stat().st_size > 0 for f in scope["files"])
+
+
+def test_card_statistics_use_the_owner_side() -> None:
+    """A US card China plays for ops counts for the US (its owner); a neutral card for
+    whoever played it."""
+    recs = [{"winner": "china", "cards": [("gulf_war", "ops", "china"),
+                                          ("yugoslav_war", "event", "china")]},
+            {"winner": "usa", "cards": [("gulf_war", "event", "usa")]}]
+    stats = balance.card_stats(recs)
+    assert stats["gulf_war"]["ops"] == {"games": 1, "owner_win_rate": 0.0}
+    assert stats["gulf_war"]["event"] == {"games": 1, "owner_win_rate": 1.0}
+    assert stats["yugoslav_war"]["event"] == {"games": 1, "owner_win_rate": 1.0}
