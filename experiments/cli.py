@@ -32,13 +32,16 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
           ) -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
+    from experiments.arena import make_agent
 
     if len(agents) < 2:
         raise typer.BadParameter("name at least two agents")
-    try:
-        summary = run(agents, games, out, workers=workers, seed0=seed)
-    except ValueError as exc:  # a bad agent spec or policy file
-        raise typer.BadParameter(str(exc)) from None
+    for spec in agents:
+        try:
+            make_agent(spec, 0)
+        except ValueError as exc:  # a bad agent spec or policy file
+            raise typer.BadParameter(str(exc)) from None
+    summary = run(agents, games, out, workers=workers, seed0=seed)
     table = Table(title=f"Arena ({games} paired seeds per pairing)")
     for col in ("agent", "opponent", "side", "games", "W", "D", "L", "win rate [95% CI]"):
         table.add_column(col)

@@ -13,4 +13,5 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Clamped so that the bounds always bracket p despite rounding (k = 0 or k = n).
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))

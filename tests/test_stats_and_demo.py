@@ -24,3 +24,10 @@ def test_demo_writes_summary_and_plot(tmp_path, monkeypatch) -> None:
     for r in summary.values():
         assert r["usa"]["wins"] + r["china"]["wins"] + r["draw"]["wins"] == 6
     assert (tmp_path / "win_rates.png").stat().st_size > 10_000
+
+
+def test_wilson_bounds_always_bracket_the_rate() -> None:
+    for n in range(1, 60):
+        for k in (0, n):
+            lo, hi = wilson(k, n)
+            assert lo <= k / n <= hi
