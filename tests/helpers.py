@@ -235,7 +235,12 @@ def names(g: Game, group: str, universe) -> set:
     return {n for n in universe if g.action_id(group, n) in legal}
 
 
-def legal_modes(g: Game) -> set:
+def legal_modes(g: Game, card: str | None = None) -> set:
+    """The modes legal now, or those `card` would offer (chosen on a copy)."""
+    if card is not None:
+        g = g.clone()
+        g.step(g.action_id("card", card))
+        assert g.decision.kind == "mode", g.decision
     return names(g, "mode", MODE_NAMES)
 
 
@@ -267,3 +272,39 @@ def card_location(g: Game, card: str) -> str:
     from evenstar_env.engine.constants import LOC_NAMES
 
     return LOC_NAMES[int(g.state.card_loc[g.content.card_by_name[card]])]
+
+
+def legal_cards(g: Game) -> set[str]:
+    return names(g, "card", [c["name"] for c in Game.cards() if c["kind"] != "history"])
+
+
+def ops_shown(g: Game, card: str) -> int:
+    """The ops `card` would be played with now (on a copy)."""
+    h = g.clone()
+    h.step(h.action_id("card", card))
+    assert h.decision.kind == "mode"
+    return h.decision.context["ops"]
+
+
+def countries_of(*regions: str) -> set[str]:
+    """The countries of regions or sub-regions."""
+    return {c["name"] for c in Game.countries()
+            if c["region"] in regions or set(c["subregions"]) & set(regions)}
+
+
+def answer(g: Game, *choices) -> None:
+    """Answer the pending decisions in order: a country name, or a (group, which) pair."""
+    for ch in choices:
+        if isinstance(ch, tuple):
+            do(g, *ch)
+        else:
+            assert g.decision.kind in ("influence", "place", "realign", "trade"), g.decision
+            do(g, "country", ch)
+
+
+def board_after_event(g: Game, card: str, *choices) -> dict:
+    """Play `card` as an event, answer `choices`, return what changed on the board."""
+    before = snapshot(g)
+    play(g, card, "event")
+    answer(g, *choices)
+    return changes(g, before)

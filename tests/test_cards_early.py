@@ -13,10 +13,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import (
+    answer,
+    board_after_event,
     changes,
     clear,
+    countries_of,
     do,
     empty_hands_to_next_turn,
+    legal_countries,
+    legal_modes,
+    ops_shown,
     play,
     quiet_advance,
     quiet_round,
@@ -47,51 +53,6 @@ def start(side: str, card: str, turn: int = 1, filler: str = FILLER) -> Game:
     g = quiet_round(side, turn)
     g.set_hand(side, [card, filler])
     return g
-
-
-def answer(g: Game, *choices) -> None:
-    """Answer the pending decisions in order: a country name, or a (group, which) pair."""
-    for ch in choices:
-        if isinstance(ch, tuple):
-            do(g, *ch)
-        else:
-            assert g.decision.kind in ("influence", "place", "realign", "trade"), g.decision
-            do(g, "country", ch)
-
-
-def legal_countries(g: Game) -> set[str]:
-    c0 = g.action_id("country", g.content.countries[0].name)
-    return {g.content.countries[a - c0].name for a in g.decision.legal
-            if 0 <= a - c0 < len(g.content.countries)}
-
-
-def legal_modes(g: Game, card: str) -> set[str]:
-    """The modes offered for `card` (chosen on a copy; `g` is left untouched)."""
-    h = g.clone()
-    h.step(h.action_id("card", card))
-    assert h.decision.kind == "mode"
-    modes = ("event", "place", "realign", "improve_social", "improve_economy", "tech", "trade")
-    return {m for m in modes if h.action_id("mode", m) in h.decision.legal}
-
-
-def ops_shown(g: Game, card: str) -> int:
-    h = g.clone()
-    h.step(h.action_id("card", card))
-    assert h.decision.kind == "mode"
-    return h.decision.context["ops"]
-
-
-def countries_of(region: str) -> set[str]:
-    return {c["name"] for c in Game.countries()
-            if c["region"] == region or region in c["subregions"]}
-
-
-def board_after_event(g: Game, card: str, *choices) -> dict:
-    """Play `card` as an event, answer `choices`, return what changed on the board."""
-    before = snapshot(g)
-    play(g, card, "event")
-    answer(g, *choices)
-    return changes(g, before)
 
 
 # ====================================================================== USA

@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import pytest
 from helpers import (
+    answer,
+    board_after_event,
     changes,
     clear,
+    countries_of,
     do,
     empty_hands_to_next_turn,
+    legal_countries,
+    legal_modes,
+    ops_shown,
     play,
     quiet_advance,
     quiet_round,
@@ -83,55 +89,10 @@ def next_round(g: Game, side: str, *cards: str) -> Game:
     return g
 
 
-def answer(g: Game, *choices) -> None:
-    """Answer the pending decisions in order: a country name, or a (group, which) pair."""
-    for ch in choices:
-        if isinstance(ch, tuple):
-            do(g, *ch)
-        else:
-            assert g.decision.kind in ("influence", "place", "realign", "trade"), g.decision
-            do(g, "country", ch)
-
-
 def answer_rest(g: Game) -> None:
     """Answer every remaining influence pick of the current effect with its first legal action."""
     while g.decision.kind == "influence":
         g.step(g.decision.legal[0])
-
-
-def legal_countries(g: Game) -> set[str]:
-    c0 = g.action_id("country", g.content.countries[0].name)
-    return {g.content.countries[a - c0].name for a in g.decision.legal
-            if 0 <= a - c0 < len(g.content.countries)}
-
-
-def legal_modes(g: Game, card: str) -> set[str]:
-    """The modes offered for `card` (chosen on a copy; `g` is left untouched)."""
-    h = g.clone()
-    h.step(h.action_id("card", card))
-    assert h.decision.kind == "mode"
-    modes = ("event", "place", "realign", "improve_social", "improve_economy", "tech", "trade")
-    return {m for m in modes if h.action_id("mode", m) in h.decision.legal}
-
-
-def ops_shown(g: Game, card: str) -> int:
-    h = g.clone()
-    h.step(h.action_id("card", card))
-    assert h.decision.kind == "mode"
-    return h.decision.context["ops"]
-
-
-def countries_of(*regions: str) -> set[str]:
-    return {c["name"] for c in Game.countries()
-            if c["region"] in regions or set(regions) & set(c["subregions"])}
-
-
-def board_after_event(g: Game, card: str, *choices) -> dict:
-    """Play `card` as an event, answer `choices`, return what changed on the board."""
-    before = snapshot(g)
-    play(g, card, "event")
-    answer(g, *choices)
-    return changes(g, before)
 
 
 def rw(g: Game) -> tuple[int, int, int]:

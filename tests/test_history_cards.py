@@ -13,8 +13,10 @@ import pytest
 from helpers import (
     changes,
     clear,
+    countries_of,
     do,
     empty_hands_to_next_turn,
+    legal_countries,
     play,
     quiet_round,
     run_history,
@@ -40,17 +42,6 @@ def base_game() -> Game:
     g.set_reserves("usa", 3)
     g.set_reserves("china", 3)
     return g
-
-
-def legal_countries(g: Game) -> set[str]:
-    c0 = g.action_id("country", g.content.countries[0].name)
-    return {g.content.countries[a - c0].name for a in g.decision.legal
-            if 0 <= a - c0 < len(g.content.countries)}
-
-
-def countries_of(region: str) -> set[str]:
-    return {c["name"] for c in Game.countries()
-            if c["region"] == region or region in c["subregions"]}
 
 
 def resolve(g: Game, hist_id: str, die: int, picks=(), chooser: str | None = None) -> dict:

@@ -19,7 +19,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import changes, clear, do, play, quiet_advance, quiet_round, snapshot, wipe_region
+from helpers import (
+    changes,
+    clear,
+    do,
+    legal_cards,
+    legal_countries,
+    legal_modes,
+    ops_shown,
+    play,
+    quiet_advance,
+    quiet_round,
+    snapshot,
+    wipe_region,
+)
 
 from evenstar_env import Game
 from evenstar_env.content import DATA_DIR, load_content
@@ -66,34 +79,6 @@ def battlefield(g: Game, target: str, setting: dict | None = None) -> None:
     clear(g, target, *neighbours(g, target))
     for country, kinds in (setting or {}).items():
         g.set_influence(country, **kinds)
-
-
-def legal_modes(g: Game, card: str) -> set[str]:
-    """The modes offered for `card` (chosen on a copy; `g` is left untouched)."""
-    h = g.clone()
-    h.step(h.action_id("card", card))
-    assert h.decision.kind == "mode"
-    modes = ("event", "place", "realign", "improve_social", "improve_economy", "tech", "trade")
-    return {m for m in modes if h.action_id("mode", m) in h.decision.legal}
-
-
-def ops_shown(g: Game, card: str) -> int:
-    h = g.clone()
-    h.step(h.action_id("card", card))
-    assert h.decision.kind == "mode"
-    return h.decision.context["ops"]
-
-
-def legal_countries(g: Game) -> set[str]:
-    c0 = g.action_id("country", g.content.countries[0].name)
-    return {g.content.countries[a - c0].name for a in g.decision.legal
-            if 0 <= a - c0 < len(g.content.countries)}
-
-
-def legal_cards(g: Game) -> set[str]:
-    c0 = g.action_id("card", g.content.cards[0].name)
-    return {g.content.cards[a - c0].name for a in g.decision.legal
-            if 0 <= a - c0 < len(g.content.cards)}
 
 
 def put_in_play(g: Game, *cards: str) -> None:
