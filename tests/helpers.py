@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evenstar_env import Game
-from evenstar_env.engine.constants import DRAW, IN_PLAY
+from evenstar_env.engine.constants import DRAW, H_DONE, IN_PLAY
 
 
 def advance_to(g: Game, kind: str, player: str | None = None, limit: int = 5000) -> Game:
@@ -307,4 +307,33 @@ def board_after_event(g: Game, card: str, *choices) -> dict:
     before = snapshot(g)
     play(g, card, "event")
     answer(g, *choices)
+    return changes(g, before)
+
+
+def history_base_game(diplomacy: int = 3) -> Game:
+    """A quiet game (turn 1, US card choice) with known tracks and reserves, for
+    resolving history cards."""
+    g = quiet_round("usa")
+    for t, v in (("social_usa", 8), ("economy_usa", 8), ("social_china", 6),
+                 ("economy_china", 6), ("tech_usa", 0), ("tech_china", 0), ("russia", 0),
+                 ("diplomacy", diplomacy), ("regional_security", 3)):
+        g.set_track(t, v)
+    g.set_reserves("usa", 3)
+    g.set_reserves("china", 3)
+    return g
+
+
+def resolve(g: Game, hist_id: str, die: int, picks=(), chooser: str | None = None) -> dict:
+    """Resolve `hist_id` with die `die` (no modifiers) and the influence `picks`;
+    check the picks are asked of `chooser`; return the board changes."""
+    before = snapshot(g)
+    g.force_dice([die])
+    run_history(g, hist_id)
+    for country in picks:
+        assert g.decision.kind == "influence", g.decision
+        if chooser is not None:
+            assert g.decision.player == chooser
+        do(g, "country", country)
+    assert g.decision.kind == "card" and g.decision.player == "usa"  # back where we were
+    assert g.state.hist_loc[g.content.hist_by_id[hist_id]] == H_DONE
     return changes(g, before)

@@ -16,9 +16,11 @@ from helpers import (
     countries_of,
     do,
     empty_hands_to_next_turn,
+    history_base_game,
     legal_countries,
     play,
     quiet_round,
+    resolve,
     run_history,
     snapshot,
     wipe_region,
@@ -33,31 +35,7 @@ FUSSR = ("Baltic States", "Belarus", "Ukraine", "Moldova", "Russia", "Georgia/Az
 
 
 def base_game() -> Game:
-    """A quiet game (turn 1, US card choice) with known tracks and reserves."""
-    g = quiet_round("usa")
-    for t, v in (("social_usa", 8), ("economy_usa", 8), ("social_china", 6),
-                 ("economy_china", 6), ("tech_usa", 0), ("tech_china", 0), ("russia", 0),
-                 ("diplomacy", 3), ("regional_security", 3)):
-        g.set_track(t, v)
-    g.set_reserves("usa", 3)
-    g.set_reserves("china", 3)
-    return g
-
-
-def resolve(g: Game, hist_id: str, die: int, picks=(), chooser: str | None = None) -> dict:
-    """Resolve `hist_id` with die `die` (no modifiers) and the influence `picks`;
-    check the picks are asked of `chooser`; return the board changes."""
-    before = snapshot(g)
-    g.force_dice([die])
-    run_history(g, hist_id)
-    for country in picks:
-        assert g.decision.kind == "influence", g.decision
-        if chooser is not None:
-            assert g.decision.player == chooser
-        do(g, "country", country)
-    assert g.decision.kind == "card" and g.decision.player == "usa"  # back where we were
-    assert g.state.hist_loc[g.content.hist_by_id[hist_id]] == H_DONE
-    return changes(g, before)
+    return history_base_game(diplomacy=3)
 
 
 # Each case: (card id, outcome, setup {country: influence}, picks, chooser, expected).

@@ -15,9 +15,10 @@ from helpers import (
     clear,
     countries_of,
     do,
+    history_base_game,
     legal_countries,
     quiet_action,
-    quiet_round,
+    resolve,
     run_history,
     snapshot,
     wipe_region,
@@ -25,12 +26,10 @@ from helpers import (
 
 from evenstar_env import Game
 from evenstar_env.engine.constants import (
-    DISCARD,
     DRAW,
     H_DECK,
     H_DONE,
     HAND,
-    IN_PLAY,
     M_TURN,
 )
 
@@ -38,33 +37,7 @@ DIE_FOR_OUTCOME = {1: 1, 2: 3, 3: 4, 4: 6}
 
 
 def base_game() -> Game:
-    """A quiet game (turn 1, US card choice), nothing in play, known tracks and reserves."""
-    g = quiet_round("usa")
-    s = g.state
-    s.card_loc[s.card_loc == IN_PLAY] = DISCARD
-    for t, v in (("social_usa", 8), ("economy_usa", 8), ("social_china", 6),
-                 ("economy_china", 6), ("tech_usa", 0), ("tech_china", 0), ("russia", 0),
-                 ("diplomacy", 2), ("regional_security", 3)):
-        g.set_track(t, v)
-    g.set_reserves("usa", 3)
-    g.set_reserves("china", 3)
-    return g
-
-
-def resolve(g: Game, hist_id: str, die: int, picks=(), chooser: str | None = None) -> dict:
-    """Resolve `hist_id` with die `die` (no modifiers) and the influence `picks`;
-    check the picks are asked of `chooser`; return the board changes."""
-    before = snapshot(g)
-    g.force_dice([die])
-    run_history(g, hist_id)
-    for country in picks:
-        assert g.decision.kind == "influence", g.decision
-        if chooser is not None:
-            assert g.decision.player == chooser
-        do(g, "country", country)
-    assert g.decision.kind == "card" and g.decision.player == "usa"  # back where we were
-    assert g.state.hist_loc[g.content.hist_by_id[hist_id]] == H_DONE
-    return changes(g, before)
+    return history_base_game(diplomacy=2)
 
 
 ME3 = {"Iraq": {"anti_us": 3}, "Syria": {"anti_us": 2}, "Libya": {"anti_us": 1}}
