@@ -99,14 +99,19 @@ class Content:
                     self._eid[id(node)] = len(self.effects)
                     self.effects.append(node)
         self._static: dict[int, np.ndarray] = {}
+        self._eids_cache: dict[int, tuple[int, ...]] = {}
 
     def eid(self, effect: Any) -> int:
         """Integer id of one effect object."""
         return self._eid[id(effect)]
 
     def eids(self, effects: list[Any]) -> tuple[int, ...]:
-        """Integer ids of a list of effect objects."""
-        return tuple(self._eid[id(e)] for e in effects)
+        """Integer ids of a list of effect objects (cached: the content is immutable)."""
+        key = id(effects)
+        ids = self._eids_cache.get(key)
+        if ids is None:
+            ids = self._eids_cache[key] = tuple(self._eid[id(e)] for e in effects)
+        return ids
 
     def static_mask(self, sel: Selector) -> np.ndarray:
         """The part of a selector that does not depend on the game state (cached)."""
