@@ -99,7 +99,7 @@ class Content:
                     self._eid[id(node)] = len(self.effects)
                     self.effects.append(node)
         self._static: dict[int, np.ndarray] = {}
-        self._eids_cache: dict[int, tuple[int, ...]] = {}
+        self._eids_cache: dict[int, tuple[list[Any], tuple[int, ...]]] = {}
 
     def eid(self, effect: Any) -> int:
         """Integer id of one effect object."""
@@ -107,10 +107,11 @@ class Content:
 
     def eids(self, effects: list[Any]) -> tuple[int, ...]:
         """Integer ids of a list of effect objects (cached: the content is immutable)."""
-        key = id(effects)
-        ids = self._eids_cache.get(key)
-        if ids is None:
-            ids = self._eids_cache[key] = tuple(self._eid[id(e)] for e in effects)
+        hit = self._eids_cache.get(id(effects))
+        if hit is not None and hit[0] is effects:  # the same list object, not a reused id
+            return hit[1]
+        ids = tuple(self._eid[id(e)] for e in effects)
+        self._eids_cache[id(effects)] = (effects, ids)  # holds the list: its id stays its own
         return ids
 
     def static_mask(self, sel: Selector) -> np.ndarray:
