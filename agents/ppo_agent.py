@@ -16,6 +16,7 @@ import numpy as np
 from evenstar_env.content import Content, fingerprint, load_content
 
 FORMAT = "evenstar-policy-v1"
+SHIPPED_POLICY = Path(__file__).resolve().parent / "checkpoints" / "ppo_selfplay"
 
 
 class PolicyFileError(ValueError):

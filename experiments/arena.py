@@ -41,9 +41,9 @@ def make_agent(spec: str, seed: int) -> Any:
         return ISMCTSAgent(iterations=int(iters or 300), seconds=float(secs) if secs else None,
                            seed=seed)
     if kind == "ppo":
-        from agents.ppo_agent import PPOAgent
+        from agents.ppo_agent import SHIPPED_POLICY, PPOAgent
 
-        return PPOAgent(arg or "agents/checkpoints/ppo_selfplay", seed=seed)
+        return PPOAgent(arg or SHIPPED_POLICY, seed=seed)
     raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
                      f"ismcts[:ITER[:SECONDS]], ppo:PATH)")
 

@@ -189,3 +189,11 @@ def test_run_games_in_parallel_matches_serial() -> None:
     serial = run_games(jobs, workers=1, progress=False)
     parallel = run_games(jobs, workers=2, progress=False)
     assert [r.actions for r in serial] == [r.actions for r in parallel]
+
+
+def test_shipped_policy_loads_and_plays_legal_moves() -> None:
+    """The checkpoint in agents/checkpoints matches the current cards and countries."""
+    from agents.ppo_agent import SHIPPED_POLICY
+
+    assert SHIPPED_POLICY.with_suffix(".pt").stat().st_size <= 20 * 2**20
+    assert_only_legal(PPOAgent(SHIPPED_POLICY), 1, max_decisions=300)
