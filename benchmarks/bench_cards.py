@@ -8,12 +8,11 @@ headline, and how games end.  Prints a table and writes JSON
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from common import machine
+from common import machine, write_results
 
 from agents import CautiousRandomAgent, RandomAgent
 from evenstar_env import Game
@@ -62,9 +61,7 @@ def main() -> None:
     for name, u in sorted(out["cards"].items(), key=lambda kv: -sum(kv[1].values())):
         print(f"{name[:44]:44s} {u.get('event', 0):6d} {u.get('ops', 0):6d} "
               f"{u.get('headline', 0):8d}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2))
-    print(f"wrote {args.out}")
+    write_results(out, args.out)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from common import machine, uniform_game
+from common import machine, uniform_game, write_results
 
 from agents import CautiousRandomAgent
 from evenstar_env import Game
@@ -97,9 +97,7 @@ def main() -> None:
     report("cautious random agents (through the agent protocol)", out["cautious_random_play"])
     print(f"clone: {out['copy']['clone_us']} us; JSON round trip: "
           f"{out['copy']['json_round_trip_us']} us")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2))
-    print(f"wrote {args.out}")
+    write_results(out, args.out)
 
 
 if __name__ == "__main__":

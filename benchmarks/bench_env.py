@@ -8,13 +8,12 @@ Usage: python benchmarks/bench_env.py [--games N] [--out PATH]
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 import pettingzoo
-from common import machine, uniform_game
+from common import machine, uniform_game, write_results
 
 import evenstar_env  # noqa: F401  (registers Evenstar-v0)
 
@@ -72,9 +71,7 @@ def main() -> None:
     print(f"connect_four_v3 AEC, same loop: {c['steps_per_s']:,} steps/s, "
           f"{c['games_per_s']} games/s ({c['games']} games)")
     print(f"ratio Evenstar / connect_four steps/s: {ratio:.2f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2))
-    print(f"wrote {args.out}")
+    write_results(out, args.out)
 
 
 if __name__ == "__main__":

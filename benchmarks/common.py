@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import platform
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,3 +35,10 @@ def uniform_game(seed: int) -> tuple[int, str | None, str, int]:
         g.step(int(legal[rng.integers(legal.size)]))
         steps += 1
     return steps, g.result.winner, g.result.reason, g.turn
+
+
+def write_results(out: dict[str, Any], path: Path) -> None:
+    """Write a benchmark's figures as JSON and say where."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2))
+    print(f"wrote {path}")

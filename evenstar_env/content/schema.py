@@ -119,26 +119,28 @@ class Condition(Strict):
 # ----------------------------------------------------------------- effects
 
 
-class AddInfluence(Strict):
+class _Pick(Strict):
+    """Points of influence placed or taken one pick at a time by a chooser."""
+
+    kind: InfluenceKind
+    points: int = Field(ge=1)
+    where: Selector = Selector()
+    per_country: int | None = Field(default=None, ge=1)
+    max_countries: int | None = Field(default=None, ge=1)
+    lump: bool = False  # each pick moves all `per_country` points in one country
+    chooser: Chooser | None = None
+
+
+class AddInfluence(_Pick):
+    """Default chooser: the side whose influence is added."""
+
     op: Literal["add_influence"]
-    kind: InfluenceKind
-    points: int = Field(ge=1)
-    where: Selector = Selector()
-    per_country: int | None = Field(default=None, ge=1)
-    max_countries: int | None = Field(default=None, ge=1)
-    lump: bool = False  # each pick puts all `per_country` points in one country
-    chooser: Chooser | None = None  # default: the side whose influence is added
 
 
-class ReduceInfluence(Strict):
+class ReduceInfluence(_Pick):
+    """Default chooser: the opponent of the influence's owner; a US shortfall becomes AU."""
+
     op: Literal["reduce_influence"]
-    kind: InfluenceKind
-    points: int = Field(ge=1)
-    where: Selector = Selector()
-    per_country: int | None = Field(default=None, ge=1)
-    max_countries: int | None = Field(default=None, ge=1)
-    lump: bool = False  # each pick takes all `per_country` points (shortfall of US -> AU)
-    chooser: Chooser | None = None  # default: the opponent of the influence's owner
 
 
 class RemoveAllInfluence(Strict):
