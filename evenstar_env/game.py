@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .content import Content, load_content
+from .content import Content, fingerprint, load_content
 from .engine import board
 from .engine import effects as _effects  # noqa: F401  (registers effect handlers)
 from .engine import play as _play  # noqa: F401  (registers action-round handlers)
@@ -271,12 +271,19 @@ class Game:
         return g
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT_VERSION, "state": self._m.s.to_dict()}
+        """A JSON-serialisable snapshot (with the fingerprint of the content it belongs to)."""
+        return {"format": FORMAT_VERSION, "content": fingerprint(self.content),
+                "state": self._m.s.to_dict()}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], content: Content | None = None) -> Game:
+        """The game of a `to_dict` snapshot; `content` must be the content it was made with."""
         if d.get("format") != FORMAT_VERSION:
             raise ValueError(f"unknown game format {d.get('format')!r}")
+        content = content or load_content()
+        if d.get("content", fingerprint(content)) != fingerprint(content):
+            raise ValueError(f"the snapshot was made with other game content "
+                             f"({d['content']}, this is {fingerprint(content)})")
         return cls(content=content, _state=State.from_dict(d["state"]))
 
     # ------------------------------------------------------------ status

@@ -134,3 +134,15 @@ def test_vp_by_source_adds_up_to_the_vp_counters() -> None:
             assert sum(sources[side].values()) == g.vp[side]
         regions = set(Game.regions())
         assert any(sources[s][r] for s in ("usa", "china") for r in regions)
+
+
+def test_from_dict_refuses_a_snapshot_of_other_content() -> None:
+    from evenstar_env.content import load_variant
+
+    d = Game(1).to_dict()
+    other = load_variant({"name": "x", "card_ops": {"gulf_war": 1}})
+    assert Game.from_dict(d).state == Game(1).state  # same content: fine
+    d["content"] = "0" * 16
+    with pytest.raises(ValueError, match="other game content"):
+        Game.from_dict(d)
+    assert Game.from_dict(Game(1, content=other).to_dict(), content=other).state is not None
