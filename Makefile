@@ -28,6 +28,8 @@ test-slow: setup
 
 bench: setup
 	$(BIN)/python benchmarks/bench_engine.py
+	$(BIN)/python benchmarks/bench_env.py
+	$(BIN)/python benchmarks/bench_cards.py
 
 lint: setup
 	$(BIN)/ruff check .
