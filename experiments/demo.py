@@ -15,13 +15,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from agents import CautiousRandomAgent, RandomAgent  # noqa: E402
+from agents import CautiousRandomAgent, HeuristicAgent, RandomAgent  # noqa: E402
 from experiments.selfplay import play_game  # noqa: E402
 from experiments.stats import wilson  # noqa: E402
 
+# name: (US agent, China agent, share of --games played: the heuristic takes ~1 s a game)
 MATCHUPS = {
-    "random vs random": (RandomAgent, RandomAgent),
-    "cautious vs cautious": (CautiousRandomAgent, CautiousRandomAgent),
+    "random vs random": (RandomAgent, RandomAgent, 1.0),
+    "cautious vs cautious": (CautiousRandomAgent, CautiousRandomAgent, 1.0),
+    "heuristic vs heuristic": (HeuristicAgent, HeuristicAgent, 0.1),
 }
 
 
@@ -51,10 +53,10 @@ def plot(results: dict, path: Path) -> None:
                [results[n][side]["ci95"][1] - r for n, r in zip(names, rates, strict=True)]]
         ax.bar(xs, rates, width, yerr=err, capsize=4, color=colours[side],
                label={"usa": "US wins", "china": "China wins", "draw": "draws"}[side])
-    ax.set_xticks(range(len(names)), names)
+    ax.set_xticks(range(len(names)), [f"{n}\n({results[n]['games']} games)" for n in names])
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of games (95% Wilson interval)")
-    ax.set_title(f"Dawn of the Evenstar: win rate per side ({results[names[0]]['games']} games)")
+    ax.set_title("Dawn of the Evenstar: win rate per side")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -68,8 +70,8 @@ def main() -> None:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     results = {}
-    for name, (u, c) in MATCHUPS.items():
-        r = results[name] = run_matchup(u, c, args.games)
+    for name, (u, c, share) in MATCHUPS.items():
+        r = results[name] = run_matchup(u, c, max(2, round(args.games * share)))
         print(f"{name} ({r['games']} games):")
         for side, label in (("usa", "US"), ("china", "China"), ("draw", "draw")):
             lo, hi = r[side]["ci95"]

@@ -21,8 +21,10 @@ def test_demo_writes_summary_and_plot(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr("sys.argv", ["demo", "--games", "6", "--out", str(tmp_path)])
     demo.main()
     summary = json.loads((tmp_path / "summary.json").read_text())
+    assert set(summary) == {"random vs random", "cautious vs cautious", "heuristic vs heuristic"}
     for r in summary.values():
-        assert r["usa"]["wins"] + r["china"]["wins"] + r["draw"]["wins"] == 6
+        assert r["usa"]["wins"] + r["china"]["wins"] + r["draw"]["wins"] == r["games"]
+    assert summary["random vs random"]["games"] == 6
     assert (tmp_path / "win_rates.png").stat().st_size > 10_000
 
 
