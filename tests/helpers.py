@@ -337,3 +337,32 @@ def resolve(g: Game, hist_id: str, die: int, picks=(), chooser: str | None = Non
     assert g.decision.kind == "card" and g.decision.player == "usa"  # back where we were
     assert g.state.hist_loc[g.content.hist_by_id[hist_id]] == H_DONE
     return changes(g, before)
+
+
+def play_option(g: Game, card: str, chooser: str, option: int) -> None:
+    """Play `card` as an event and pick `option`, which `chooser` must be asked for."""
+    play(g, card, "event")
+    assert g.decision.kind == "option" and g.decision.player == chooser, g.decision
+    do(g, "option", option)
+
+
+def resolve_with_modifiers(g: Game, hist_id: str, die: int, us_mod: str, cn_mod: str) -> dict:
+    """Resolve `hist_id` with modifier cards (asked US first, then China) and die `die`;
+    return the board changes."""
+    before = snapshot(g)
+    g.force_dice([die])
+    run_history(g, hist_id, mods=True)
+    assert g.decision.kind == "modifier" and g.decision.player == "usa"
+    do(g, "mod", us_mod)
+    assert g.decision.kind == "modifier" and g.decision.player == "china"
+    do(g, "mod", cn_mod)
+    return changes(g, before)
+
+
+def check_outcome_choices(g: Game, hist_id: str, die: int, pool: set | None, picks) -> None:
+    """When an outcome asks for picks, they are offered exactly in `pool` (on a copy)."""
+    if pool is not None and picks:
+        g2 = g.clone()
+        g2.force_dice([die])
+        run_history(g2, hist_id)
+        assert legal_countries(g2) == pool

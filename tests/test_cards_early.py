@@ -24,6 +24,7 @@ from helpers import (
     legal_modes,
     ops_shown,
     play,
+    play_option,
     quiet_advance,
     quiet_round,
     snapshot,
@@ -327,9 +328,7 @@ def test_soe_reform_china_chooses_restructure_or_reserves(option, expected) -> N
     g.set_track("economy_china", 6)
     g.set_track("social_china", 6)
     before = snapshot(g)
-    play(g, "State-Owned Enterprise Reform", "event")
-    assert g.decision.kind == "option" and g.decision.player == "china"
-    do(g, "option", option)
+    play_option(g, "State-Owned Enterprise Reform", "china", option)
     assert changes(g, before) == expected
     assert loc(g, "State-Owned Enterprise Reform") == LOC_NAMES[DISCARD]
 
@@ -725,9 +724,7 @@ def test_launch_of_the_euro_influence_option(side) -> None:
     g = start(side, "Launch of the Euro")
     clear(g, *EURO)
     before = snapshot(g)
-    play(g, "Launch of the Euro", "event")
-    assert g.decision.kind == "option" and g.decision.player == side
-    do(g, "option", 1)
+    play_option(g, "Launch of the Euro", side, 1)
     assert legal_countries(g) == set(EURO)
     answer(g, "France")
     assert "France" not in legal_countries(g)

@@ -23,6 +23,7 @@ from helpers import (
     legal_modes,
     ops_shown,
     play,
+    play_option,
     quiet_advance,
     quiet_round,
     snapshot,
@@ -908,9 +909,7 @@ def test_trump_kim_summit_fire_and_fury_option(side) -> None:
     g = start(side, "Trump–Kim Summit")
     g.set_track("regional_security", 2)
     before = snapshot(g)
-    play(g, "Trump–Kim Summit", "event")
-    assert g.decision.kind == "option" and g.decision.player == side
-    do(g, "option", 1)
+    play_option(g, "Trump–Kim Summit", side, 1)
     assert changes(g, before) == {"regional_security": 1, f"vp_{side}": 1}
 
 

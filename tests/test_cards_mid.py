@@ -27,6 +27,7 @@ from helpers import (
     legal_modes,
     ops_shown,
     play,
+    play_option,
     quiet_advance,
     quiet_round,
     snapshot,
@@ -531,9 +532,7 @@ def test_sars_outbreak_china_social_and_reserve(reserves, lost) -> None:
 def test_renminbi_revaluation_pressure_china_chooses(option, expected) -> None:
     g = start("usa", "Renminbi Revaluation Pressure")
     before = snapshot(g)
-    play(g, "Renminbi Revaluation Pressure", "event")
-    assert g.decision.kind == "option" and g.decision.player == "china"
-    do(g, "option", option)
+    play_option(g, "Renminbi Revaluation Pressure", "china", option)
     assert changes(g, before) == expected
     assert loc(g, "Renminbi Revaluation Pressure") == LOC_NAMES[DISCARD]
 
@@ -1016,9 +1015,7 @@ def test_commodity_boom_influence_option(side) -> None:
     producers = ["Angola", "Nigeria", "Brazil", "Venezuela", "Gulf States"]
     clear(g, *producers)
     before = snapshot(g)
-    play(g, "Commodity Boom", "event")
-    assert g.decision.kind == "option" and g.decision.player == side
-    do(g, "option", 1)
+    play_option(g, "Commodity Boom", side, 1)
     assert legal_countries(g) == set(producers)
     answer(g, "Angola")
     assert "Angola" not in legal_countries(g)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 from helpers import (
-    changes,
     clear,
     countries_of,
     do,
@@ -21,8 +20,8 @@ from helpers import (
     play,
     quiet_round,
     resolve,
+    resolve_with_modifiers,
     run_history,
-    snapshot,
     wipe_region,
 )
 
@@ -212,14 +211,7 @@ def test_rebuilding_european_order_best_outcome_at_most_two_per_country() -> Non
 ])
 def test_history_modifiers_change_the_roll_and_are_paid(us_mod, cn_mod, die, expected) -> None:
     g = base_game()
-    before = snapshot(g)
-    g.force_dice([die])
-    run_history(g, "budget_surplus", mods=True)
-    assert g.decision.kind == "modifier" and g.decision.player == "usa"
-    do(g, "mod", us_mod)
-    assert g.decision.kind == "modifier" and g.decision.player == "china"
-    do(g, "mod", cn_mod)
-    assert changes(g, before) == expected
+    assert resolve_with_modifiers(g, "budget_surplus", die, us_mod, cn_mod) == expected
     assert g.decision.kind == "card" and g.decision.player == "usa"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from helpers import (
     changes,
+    check_outcome_choices,
     clear,
     countries_of,
     do,
@@ -20,6 +21,7 @@ from helpers import (
     legal_countries,
     quiet_round,
     resolve,
+    resolve_with_modifiers,
     run_history,
     snapshot,
     wipe_region,
@@ -108,11 +110,7 @@ def setup(g: Game, spec) -> set[str] | None:
 def test_late_history_outcome(hist_id, outcome, spec, picks, chooser, expected) -> None:
     g = base_game()
     pool = setup(g, spec)
-    if pool is not None and picks:
-        g2 = g.clone()
-        g2.force_dice([DIE_FOR_OUTCOME[outcome]])
-        run_history(g2, hist_id)
-        assert legal_countries(g2) == pool
+    check_outcome_choices(g, hist_id, DIE_FOR_OUTCOME[outcome], pool, picks)
     assert resolve(g, hist_id, DIE_FOR_OUTCOME[outcome], picks, chooser) == expected
 
 
@@ -130,13 +128,8 @@ def test_late_history_at_most_one_per_country(hist_id) -> None:
 def test_political_polarization_with_modifiers_plus2_countered() -> None:
     """R16: the US plays +2, China a counter: both are paid, the roll stays unmodified."""
     g = base_game()
-    before = snapshot(g)
-    g.force_dice([5])
-    run_history(g, "political_polarization", mods=True)
-    assert g.decision.kind == "modifier" and g.decision.player == "usa"
-    do(g, "mod", "plus2")
-    do(g, "mod", "counter")
-    assert changes(g, before) == {"vp_usa": 1, "reserves_usa": -2, "reserves_china": -1}
+    assert resolve_with_modifiers(g, "political_polarization", 5, "plus2", "counter") == {
+        "vp_usa": 1, "reserves_usa": -2, "reserves_china": -1}
 
 
 def test_stock_market_turbulence_2015_with_minus2_modifier_is_the_crash() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import (
-    changes,
+    check_outcome_choices,
     clear,
     countries_of,
     do,
@@ -19,8 +19,8 @@ from helpers import (
     legal_countries,
     quiet_action,
     resolve,
+    resolve_with_modifiers,
     run_history,
-    snapshot,
     wipe_region,
 )
 
@@ -178,11 +178,7 @@ def test_every_mid_history_id_appears_in_a_test_name() -> None:
 def test_mid_history_outcome(hist_id, outcome, spec, picks, chooser, expected) -> None:
     g = base_game()
     pool = setup(g, spec)
-    if pool is not None and picks:
-        g2 = g.clone()
-        g2.force_dice([DIE_FOR_OUTCOME[outcome]])
-        run_history(g2, hist_id)
-        assert legal_countries(g2) == pool
+    check_outcome_choices(g, hist_id, DIE_FOR_OUTCOME[outcome], pool, picks)
     assert resolve(g, hist_id, DIE_FOR_OUTCOME[outcome], picks, chooser) == expected
 
 
@@ -212,14 +208,7 @@ def test_recovery_act_roll_bands(die, outcome) -> None:
 ])
 def test_qinghai_tibet_railway_with_modifier_cards(us_mod, cn_mod, die, expected) -> None:
     g = base_game()
-    before = snapshot(g)
-    g.force_dice([die])
-    run_history(g, "qinghai_tibet_railway", mods=True)
-    assert g.decision.kind == "modifier" and g.decision.player == "usa"
-    do(g, "mod", us_mod)
-    assert g.decision.kind == "modifier" and g.decision.player == "china"
-    do(g, "mod", cn_mod)
-    assert changes(g, before) == expected
+    assert resolve_with_modifiers(g, "qinghai_tibet_railway", die, us_mod, cn_mod) == expected
     assert g.decision.kind == "card" and g.decision.player == "usa"
 
 
