@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -206,7 +207,10 @@ class Game:
         """Apply a legal action of the pending decision and run to the next decision."""
         m = self._m
         p = m.s.pending
-        a = int(action)
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"action {action!r} is not an integer") from None
         if p is None:
             raise IllegalActionError(f"the game is over; action {a} cannot be applied")
         if not 0 <= a < m.space.n:

@@ -85,6 +85,19 @@ def test_illegal_action_raises_by_default() -> None:
         e.step(int(np.flatnonzero(mask == 0)[0]))
 
 
+@pytest.mark.parametrize("bad", [-1, "num_actions", 2.0, "3", None])
+def test_wrapped_env_rejects_malformed_actions(bad) -> None:
+    """The wrapped env has no out-of-bounds wrapper: the env's own check names the problem."""
+    e = env()
+    e.reset(seed=0)
+    if bad == "num_actions":
+        bad = e.action_space(e.agent_selection).n
+    before = e.unwrapped.game.to_dict()
+    with pytest.raises(IllegalActionError):
+        e.step(bad)
+    assert e.unwrapped.game.to_dict() == before  # nothing was applied
+
+
 def test_illegal_action_lose_ends_the_game() -> None:
     e = raw_env(illegal_action="lose")
     e.reset(seed=0)
@@ -94,6 +107,16 @@ def test_illegal_action_lose_ends_the_game() -> None:
     assert all(e.terminations.values())
     other = [a for a in e.possible_agents if a != offender][0]
     assert e._cumulative_rewards[offender] == -1.0 and e._cumulative_rewards[other] == 1.0
+
+
+def test_illegal_action_lose_also_for_a_non_integer() -> None:
+    e = raw_env(illegal_action="lose")
+    e.reset(seed=0)
+    offender = e.agent_selection
+    e.step("pass")
+    assert all(e.terminations.values())
+    assert e.infos[offender]["illegal_action"] == "'pass'"
+    assert e._cumulative_rewards[offender] == -1.0
 
 
 def test_non_acting_agent_has_an_empty_mask() -> None:

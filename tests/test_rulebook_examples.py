@@ -8,6 +8,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import clear_region, do, play, start
 
@@ -186,3 +187,34 @@ def test_10_1_3_former_ussr_scoring_example():
     assert g.controller("Ukraine") == "usa" and g.controller("Central Asia") == "china"
     assert g.controller("Russia") == g.controller("Belarus") == "anti_us"
     assert g.score_region("Former USSR") == {"usa": 2, "china": 1}
+
+
+def test_4_4_empty_draw_pile_reshuffles_the_discards_mid_deal():
+    """4.4: the moment the draw pile is empty, all discards become the new draw pile."""
+    from evenstar_env.engine.constants import DISCARD, DRAW, HAND
+    from evenstar_env.engine.effects import draw_cards
+
+    g = Game(5)
+    s = g.state
+    pile = np.flatnonzero(s.card_loc == DRAW)
+    s.card_loc[pile[2:]] = DISCARD  # two cards left to draw, the rest discarded
+    last_two, discards = set(pile[:2].tolist()), set(pile[2:].tolist())
+    in_hand = set(np.flatnonzero(s.card_loc == HAND[0]).tolist())
+    assert draw_cards(g._m, 0, 5) == 5
+    drawn = set(np.flatnonzero(s.card_loc == HAND[0]).tolist()) - in_hand
+    assert last_two <= drawn and len(drawn - last_two) == 3 and drawn - last_two <= discards
+    assert not (s.card_loc == DISCARD).any()  # every discard went into the new pile
+    assert np.count_nonzero(s.card_loc == DRAW) == len(discards) - 3
+
+
+def test_4_4_draw_stops_when_both_piles_are_empty():
+    from evenstar_env.engine.constants import DISCARD, DRAW, REMOVED
+    from evenstar_env.engine.effects import draw_cards
+
+    g = Game(5)
+    s = g.state
+    pile = np.flatnonzero(s.card_loc == DRAW)
+    s.card_loc[pile[1:]] = REMOVED
+    assert not (s.card_loc == DISCARD).any()
+    assert draw_cards(g._m, 1, 3) == 1
+    assert not (s.card_loc == DRAW).any()

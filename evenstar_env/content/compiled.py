@@ -42,6 +42,9 @@ class Content:
         self.stab = np.array([c.stability or 0 for c in self.countries], dtype=np.int16)
         # Control threshold: India (no stab) is controlled with a lead of 1 (R2).
         self.ctrl_stab = np.where(self.has_stab, self.stab, 1).astype(np.int16)
+        # [ops]: countries a trade contest with a card of that many ops may target (6.6.2).
+        self.trade_reach = np.stack([self.has_stab & (self.stab <= 3) & (ops >= 4 - self.stab)
+                                     for ops in range(5)])
         self.bg = np.array([c.battleground for c in self.countries])
         self.non_realignable0 = np.array([c.non_realignable for c in self.countries])
         adj = np.zeros((n, n), dtype=bool)
@@ -79,6 +82,14 @@ class Content:
         self.hist_era = np.array([ERA_INDEX[h.era] for h in self.history], dtype=np.int8)
         self.hist_special = [h.special for h in self.history]
         self.persistent_cards = [i for i, c in enumerate(self.cards) if c.persistent]
+        # Persistent cards that change ops: (card, (US change, China change)).
+        self.ops_mod_cards = [(i, tuple(self.cards[i].persistent.ops_mod.get(side, 0)
+                                        for side in ("usa", "china")))
+                              for i in self.persistent_cards if self.cards[i].persistent.ops_mod]
+        # For every card, the persistent cards whose presence prevents its event.
+        self.prevented_by: list[tuple[int, ...]] = [
+            tuple(i for i in self.persistent_cards if c.id in self.cards[i].persistent.prevents)
+            for c in self.cards]
 
         t = raw.tracks
         self.russia_boxes = t.russia

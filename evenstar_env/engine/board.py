@@ -23,14 +23,20 @@ CONTROLLER_CODES = {"none": (NOBODY,), "usa": (C_USA,), "china": (C_CHINA,),
                     "anti_us": (C_ANTI_US,), "china_or_anti_us": (C_CHINA, C_ANTI_US)}
 
 
-def controllers(c: Content, s: State) -> np.ndarray:
-    """Controller code of every country (R2, 2.1.8)."""
+def control_masks(c: Content, s: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Boolean masks of the countries controlled by the US, China and anti-US (R2, 2.1.8)."""
     us = np.maximum(s.inf_us, 0)
     cn = s.inf_cn
     st = c.ctrl_stab
     usa = (us >= st) & (us - cn >= st)
     chn = (cn >= st) & (cn - us >= st)
     au = (s.inf_us < 0) & ~chn & c.au_controllable  # 2.1.8.4: never Taiwan
+    return usa, chn, au
+
+
+def controllers(c: Content, s: State) -> np.ndarray:
+    """Controller code of every country (R2, 2.1.8)."""
+    usa, chn, au = control_masks(c, s)
     # The three are exclusive, so the codes add up (C_USA 1, C_CHINA 2, C_ANTI_US 3).
     return usa.view(np.int8) + chn.view(np.int8) * np.int8(C_CHINA) + \
         au.view(np.int8) * np.int8(C_ANTI_US)
@@ -87,10 +93,8 @@ def realign_targets(c: Content, s: State, p: int) -> np.ndarray:
 
 def trade_targets(c: Content, s: State, p: int, ops: int) -> np.ndarray:
     """Countries `p` may target with a trade contest using a card of `ops` (6.6.2, R10)."""
-    ok = c.has_stab & (c.stab <= 3) & (ops >= 4 - c.stab)
-    if p == USA:
-        ok &= s.inf_us >= 0
-    return ok
+    ok = c.trade_reach[min(max(ops, 0), 4)]
+    return ok & (s.inf_us >= 0) if p == USA else ok.copy()
 
 
 def kind_code(kind: str, executor: int) -> str:

@@ -47,7 +47,7 @@ def _start_pick(m: Machine, eff, executor: int, eid: int) -> None:
     mask = board.select(m.c, m.s, eff.where, executor)
     if eff.op == "reduce_influence":
         mask = mask & board.has_kind(m.s, kind)  # only where that influence is, at the start
-    cands = tuple(int(i) for i in np.flatnonzero(mask))
+    cands = tuple(np.flatnonzero(mask).tolist())
     m.s.stack.append(("pick", eid, executor, kind, eff.points, cands, ()))
 
 
@@ -96,7 +96,7 @@ def _pick(m: Machine, f: tuple) -> None:
     eff = m.c.effects[f[1]]
     who = _chooser(eff, f[3], f[2])
     verb = "add" if eff.op == "add_influence" else "reduce"
-    m.ask(f, who, "influence", (m.space.country0 + i for i in legal),
+    m.ask(f, who, "influence", [m.space.country0 + i for i in legal],
           {"verb": verb, "kind": f[3], "left": f[4], "eff": f[1]})
 
 
@@ -159,18 +159,29 @@ def _track(m: Machine, eff, executor: int) -> None:
 
 def draw_card(m: Machine, p: int) -> bool:
     """Draw a random card of the draw pile into p's hand; reshuffle discards if empty (4.4)."""
+    return draw_cards(m, p, 1) == 1
+
+
+def draw_cards(m: Machine, p: int, k: int) -> int:
+    """Draw up to `k` cards one by one as `draw_card` does; the number drawn."""
     s = m.s
-    pile = np.flatnonzero(s.card_loc == DRAW)
-    if pile.size == 0:
-        s.card_loc[s.card_loc == DISCARD] = DRAW
-        pile = np.flatnonzero(s.card_loc == DRAW)
-        if pile.size == 0:
-            return False
-    card = int(pile[m.below(pile.size, DECK)])
-    s.card_loc[card] = HAND[p]
-    if m.trace is not None:
-        m.trace.append(("draw", card))
-    return True
+    pile: list[int] = []
+    drawn = 0
+    while drawn < k:
+        if not pile:
+            pile = np.flatnonzero(s.card_loc == DRAW).tolist()
+            if not pile:
+                s.card_loc[s.card_loc == DISCARD] = DRAW
+                pile = np.flatnonzero(s.card_loc == DRAW).tolist()
+                if not pile:
+                    break
+        # The pile stays in index order, as a fresh flatnonzero would give it.
+        card = pile.pop(m.below(len(pile), DECK))
+        s.card_loc[card] = HAND[p]
+        if m.trace is not None:
+            m.trace.append(("draw", card))
+        drawn += 1
+    return drawn
 
 
 @effect("draw")
@@ -202,7 +213,7 @@ def _discard_pick(m: Machine, f: tuple) -> None:
         _do_discard(m, f, card)
         return
     who = p if eff.chooser is None else _chooser(eff, "", executor)
-    m.ask(f, who, "discard", (m.space.card0 + i for i in cards), {"side": p})
+    m.ask(f, who, "discard", [m.space.card0 + i for i in cards], {"side": p})
 
 
 def _do_discard(m: Machine, f: tuple, card: int) -> None:
@@ -273,7 +284,7 @@ def _choice_ask(m: Machine, f: tuple) -> None:
     if not ok:
         return
     who = rel_side({"executor": "self"}.get(eff.chooser, eff.chooser), f[2])
-    m.ask(f, who, "option", (m.space.option0 + j for j in ok), {"eff": f[1]})
+    m.ask(f, who, "option", [m.space.option0 + j for j in ok], {"eff": f[1]})
 
 
 @resume("choice")

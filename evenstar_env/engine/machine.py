@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from ..content import Content
 from ..content.schema import Condition
 from . import board
@@ -185,7 +187,7 @@ class Machine:
         return x
 
     def hand(self, p: int) -> list[int]:
-        return [int(i) for i in (self.s.card_loc == HAND[p]).nonzero()[0]]
+        return np.flatnonzero(self.s.card_loc == HAND[p]).tolist()
 
     def country(self, i: int) -> str:
         return self.c.countries[i].name
@@ -268,9 +270,10 @@ class Machine:
     def ops_for(self, printed: int, p: int, next_plus: bool = False) -> int:
         """Ops value for `p`: reductions, then increases, clamped 1..4 (7.3, 7.3.1, 7.7)."""
         down = up = 0
-        for i in self.c.persistent_cards:
-            if self.s.card_loc[i] == IN_PLAY:
-                d = self.c.cards[i].persistent.ops_mod.get(SIDES[p], 0)
+        loc = self.s.card_loc
+        for i, mods in self.c.ops_mod_cards:
+            if loc[i] == IN_PLAY:
+                d = mods[p]
                 if d < 0:
                     down += d
                 else:
@@ -288,8 +291,8 @@ class Machine:
         cd = c.cards[card]
         if cd.event_banned or (cd.persistent is not None and s.card_loc[card] == IN_PLAY):
             return False
-        for i in c.persistent_cards:
-            if s.card_loc[i] == IN_PLAY and cd.id in c.cards[i].persistent.prevents:
+        for i in c.prevented_by[card]:
+            if s.card_loc[i] == IN_PLAY:
                 return False
         return all(self.holds(cond, executor, card) for cond in cd.requires)
 

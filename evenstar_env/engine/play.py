@@ -118,7 +118,7 @@ def _russia_step(m: Machine, f: tuple) -> None:
 def _play(m: Machine, f: tuple) -> None:
     hand = m.hand(f[1])
     if hand:
-        m.ask(f, f[1], "card", (m.space.card0 + i for i in hand))
+        m.ask(f, f[1], "card", [m.space.card0 + i for i in hand])
 
 
 @resume("play")
@@ -164,7 +164,7 @@ def legal_modes(m: Machine, p: int, card: int, ops: int) -> list[int]:
 def _mode(m: Machine, f: tuple) -> None:
     _, p, card = f
     ops = m.modified_ops(card, p, m.next_plus(p))
-    m.ask(f, p, "mode", (m.space.mode0 + x for x in legal_modes(m, p, card, ops)),
+    m.ask(f, p, "mode", [m.space.mode0 + x for x in legal_modes(m, p, card, ops)],
           {"card": card, "ops": ops})
 
 
@@ -286,7 +286,7 @@ def _ops_mode(m: Machine, f: tuple) -> None:
                MODE_TRADE: lambda: board.trade_targets(c, s, p, ops)}
     ok = [mode for mode in modes if (targets[mode]() & mask).any()]
     if ok:
-        m.ask(f, p, "granted", (m.space.mode0 + x for x in ok), {"ops": ops})
+        m.ask(f, p, "granted", [m.space.mode0 + x for x in ok], {"ops": ops})
 
 
 @resume("ops_mode")
@@ -301,16 +301,20 @@ def _ops_mode_resume(m: Machine, f: tuple, a: int) -> None:
 def _place_start(m: Machine, f: tuple) -> None:
     _, p, ops, allowed = f
     elig = board.placement_eligible(m.c, m.s, p) & _allowed_mask(m, allowed)
-    m.s.stack.append(("place", p, ops, tuple(int(i) for i in np.flatnonzero(elig))))
+    m.s.stack.append(("place", p, ops, tuple(np.flatnonzero(elig).tolist())))
 
 
 @handler("place")
 def _place(m: Machine, f: tuple) -> None:
     _, p, left, elig = f
-    costs = board.placement_costs(m.c, m.s, p)
-    legal = [i for i in elig if costs[i] <= left]
+    c0 = m.space.country0
+    if left >= 2:  # no point costs more than 2 ops (6.1.2): every eligible country is legal
+        legal = [c0 + i for i in elig]
+    else:
+        costs = board.placement_costs(m.c, m.s, p)
+        legal = [c0 + i for i in elig if costs[i] == 1]
     if legal:  # 6.0: all ops are spent while a placement is possible
-        m.ask(f, p, "place", (m.space.country0 + i for i in legal), {"ops": left})
+        m.ask(f, p, "place", legal, {"ops": left})
 
 
 @resume("place")
@@ -329,7 +333,7 @@ def _realign(m: Machine, f: tuple) -> None:
     _, p, ops, allowed = f
     legal = np.flatnonzero(board.realign_targets(m.c, m.s, p) & _allowed_mask(m, allowed))
     if legal.size:
-        m.ask(f, p, "realign", (m.space.country0 + int(i) for i in legal), {"ops": ops})
+        m.ask(f, p, "realign", (legal + m.space.country0).tolist(), {"ops": ops})
 
 
 @resume("realign")
@@ -406,7 +410,7 @@ def _trade(m: Machine, f: tuple) -> None:
     _, p, ops, allowed = f
     legal = np.flatnonzero(board.trade_targets(m.c, m.s, p, ops) & _allowed_mask(m, allowed))
     if legal.size:
-        m.ask(f, p, "trade", (m.space.country0 + int(i) for i in legal), {"ops": ops})
+        m.ask(f, p, "trade", (legal + m.space.country0).tolist(), {"ops": ops})
 
 
 @resume("trade")

@@ -60,7 +60,7 @@ from .constants import (
     SRC_UKRAINE_WAR,
     USA,
 )
-from .effects import draw_card
+from .effects import draw_cards
 from .machine import Machine, handler, resume
 from .play import executor_of
 
@@ -210,9 +210,9 @@ def _phase_e(m: Machine, f: tuple) -> None:
     s = m.s
     s.misc[M_PHASE] = P_DEAL
     for p in (USA, CHINA):
-        while (s.card_loc == HAND[p]).sum() < s.misc[M_HAND_SIZE + p]:
-            if not draw_card(m, p):
-                break
+        missing = s.misc[M_HAND_SIZE + p] - int(np.count_nonzero(s.card_loc == HAND[p]))
+        if missing > 0:
+            draw_cards(m, p, missing)
 
 
 @handler("phase_f")
@@ -227,7 +227,7 @@ def _headline(m: Machine, f: tuple) -> None:
     m.s.misc[M_HEADLINE + p] = -1
     hand = m.hand(p)
     if hand:
-        m.ask(f, p, "headline", (m.space.card0 + i for i in hand))
+        m.ask(f, p, "headline", [m.space.card0 + i for i in hand])
 
 
 @resume("headline")

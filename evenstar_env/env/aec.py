@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -100,7 +101,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             if self.illegal_action == "raise":
                 raise
             self._end({agent: -1.0, _other(agent): 1.0},
-                      {"illegal_action": int(action), "offender": agent})
+                      {"illegal_action": _as_int_or_repr(action), "offender": agent})
             return
         if self.reward_mode == "vp_diff":
             vp = (g.vp["usa"], g.vp["china"])
@@ -160,12 +161,21 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self._fig = None
 
 
+def _as_int_or_repr(action: Any) -> int | str:
+    try:
+        return operator.index(action)
+    except TypeError:
+        return repr(action)
+
+
 def _other(agent: str) -> str:
     return AGENTS[1 - AGENTS.index(agent)]
 
 
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
-    """The wrapped environment: order enforcing and out-of-bounds checks."""
-    e = raw_env(render_mode=render_mode, **options)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    """The wrapped environment (order enforcing).
+
+    No out-of-bounds wrapper: `raw_env.step` itself rejects a non-integer,
+    out-of-range or illegal action with an :class:`IllegalActionError`.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode, **options))

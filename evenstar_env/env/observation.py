@@ -15,11 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..content import Content
-from ..engine.board import controllers
+from ..engine.board import control_masks
 from ..engine.constants import (
-    C_ANTI_US,
-    C_CHINA,
-    C_USA,
     DISCARD,
     HAND,
     HEADLINE,
@@ -91,7 +88,6 @@ class ObservationEncoder:
         self._ctrl = slice(L["ctrl_usa"].start, L["ctrl_anti_us"].stop)
         self._cards = slice(L["hand"].start, L["own_headline"].stop)
         self._numbers = slice(L["tracks"].start, L["own_hand_size"].stop)
-        self._ctrl_codes = np.array([[C_USA], [C_CHINA], [C_ANTI_US]])
         self._card_codes = [np.array([[HAND[p]], [DISCARD], [REMOVED], [IN_PLAY], [HEADLINE[p]]])
                             for p in (0, 1)]
         track_max = [c.rules.social_max] * 2 + [c.rules.economy_max] * 2 + [
@@ -112,6 +108,8 @@ class ObservationEncoder:
         # Blocks that rarely change between decisions, keyed by the bytes they come from.
         self._board = slice(self._inf.start, L["non_realignable"].stop)
         self._board_cache: tuple[bytes, np.ndarray] | None = None
+        self._inf_scale = np.repeat(np.array([1, 1, -1], dtype=np.float32) / INFLUENCE_SCALE, n)
+        self._nonreal_at = L["non_realignable"].start - self._board.start
         self._at = {k: sl.start for k, sl in L.items()}  # start index of every field
         self._revealed, self._spare = L["revealed_opponent_hand"], L["spare_scoring_used"]
         # The per-turn counters of the "numbers" block, in layout order.
@@ -120,7 +118,7 @@ class ObservationEncoder:
                                     M_DISCARD_RIGHT, M_ROUND8, M_NEXT_OPS, M_NEXT_NO_EVENT,
                                     M_NEXT_BOTH) for k in (0, 1)),
             M_RW_K, M_RW_ADDED, M_TURN, M_ROUND)
-        self._cards_cache: dict[int, tuple[bytes, np.ndarray]] = {}
+        self._cards_cache: dict[int, tuple[bytes, tuple[np.ndarray, int, int]]] = {}
 
     def _board_block(self, s: Any) -> np.ndarray:
         """Influence, control, static map features and ⊗ marks (the same for both players)."""
@@ -129,27 +127,31 @@ class ObservationEncoder:
             return self._board_cache[1]
         block = self._static[self._board].copy()
         n = self.c.n
-        inf = block[: 3 * n].reshape(3, -1)
-        np.maximum(s.inf_us, 0, out=inf[0])
-        inf[1] = s.inf_cn
-        np.negative(s.inf_us, out=inf[2])
-        np.maximum(inf[2], 0, out=inf[2])
-        inf *= 1.0 / INFLUENCE_SCALE
-        block[3 * n: 6 * n] = (controllers(self.c, s) == self._ctrl_codes).ravel()
-        start = self.layout["non_realignable"].start - self._board.start
-        block[start: start + n] = s.non_realignable
+        inf = block[: 3 * n]
+        # US markers are the positive part of inf_us, anti-US markers the negative part.
+        np.maximum(s.inf_us, 0, out=inf[:n])
+        inf[n: 2 * n] = s.inf_cn
+        np.minimum(s.inf_us, 0, out=inf[2 * n:])
+        inf *= self._inf_scale
+        inf += 0.0  # turns the -0.0 of the anti-US row into 0.0
+        for row, mask in enumerate(control_masks(self.c, s), start=3):
+            block[row * n: (row + 1) * n] = mask
+        block[self._nonreal_at: self._nonreal_at + n] = s.non_realignable
         self._board_cache = (key, block)
         return block
 
-    def _cards_block(self, s: Any, p: int) -> np.ndarray:
-        """Own hand, discard, removed, in play, own headline (as seen by `p`)."""
+    def _cards_block(self, s: Any, p: int) -> tuple[np.ndarray, int, int]:
+        """Own hand, discard, removed, in play, own headline (as seen by `p`), and the
+        numbers of cards in the opponent's hand and in `p`'s own hand."""
         key = s.card_loc.tobytes()
         hit = self._cards_cache.get(p)
         if hit is not None and hit[0] == key:
             return hit[1]
-        block = (s.card_loc == self._card_codes[p]).ravel().astype(np.float32)
-        self._cards_cache[p] = (key, block)
-        return block
+        where = s.card_loc == self._card_codes[p]
+        value = (where.ravel().astype(np.float32),
+                 int(np.count_nonzero(s.card_loc == HAND[1 - p])), int(np.count_nonzero(where[0])))
+        self._cards_cache[p] = (key, value)
+        return value
 
     def encode(self, m: Machine, p: int) -> np.ndarray:
         """The observation of player `p` (0 = US, 1 = China)."""
@@ -157,13 +159,13 @@ class ObservationEncoder:
         o = 1 - p
         v = self._static.copy()
         v[self._board] = self._board_block(s)
-        v[self._cards] = self._cards_block(s, p)
+        v[self._cards], opp_held, own_held = self._cards_block(s, p)
         v[self._revealed] = s.revealed[o]  # R20: the snapshot as revealed
         misc = s.misc
-        held = np.bincount(s.card_loc, minlength=len(HAND) + 8)
-        numbers = [*s.tracks.tolist(), *s.vp.tolist(), *s.reserves.tolist(),
-                   *self._misc_numbers(misc), int(held[HAND[o]]), int(held[HAND[p]])]
-        np.multiply(numbers, self._number_scale, out=v[self._numbers])
+        numbers = v[self._numbers]
+        numbers[:] = [*s.tracks.tolist(), *s.vp.tolist(), *s.reserves.tolist(),
+                      *self._misc_numbers(misc), opp_held, own_held]
+        numbers *= self._number_scale
         v[at["phase"] + misc[M_PHASE]] = 1.0
         if misc[M_PHASING] in (0, 1):
             v[at["phasing"] + misc[M_PHASING]] = 1.0
