@@ -4,8 +4,10 @@
     python -m experiments.train_selfplay --smoke --out runs/smoke   # < 1 minute
     python -m experiments.train_selfplay --out runs/ppo --resume    # continue
 
-The learner alternates sides every episode (``SingleAgentEnv(side="alternate")``,
-which gives it its own terminal reward whoever ends the game). Its opponent is
+Training starts by behaviour cloning of the heuristic (``bc_games`` seeds of
+heuristic games, experiments/imitation.py). Then the learner alternates sides
+every episode (``SingleAgentEnv(side="alternate")``, which gives it its own
+terminal reward whoever ends the game). Its opponent is
 drawn each episode from the pool: past snapshots of itself, the heuristic and
 the random agent. Checkpoints (SB3 zip for resuming, plus a safe policy export
 for :class:`agents.PPOAgent`) go to ``OUT/checkpoints``; ``OUT/winrates.csv``
@@ -32,36 +34,45 @@ from agents.ppo_agent import PPOAgent, export_policy
 from evenstar_env.content import load_content
 from evenstar_env.wrappers import SingleAgentEnv
 
+BC_SEED0 = 10_000_000  # demonstration games use seeds far from the arena's
+
 
 @dataclass
 class TrainConfig:
     """Everything a run depends on (saved as OUT/config.json)."""
 
     out: str = "runs/ppo"
-    total_timesteps: int = 1_500_000
+    total_timesteps: int = 3_000_000
     n_envs: int = 2
     n_steps: int = 2048
     batch_size: int = 512
     n_epochs: int = 5
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-4
     gamma: float = 0.995
     gae_lambda: float = 0.95
-    ent_coef: float = 0.01
+    ent_coef: float = 0.002
+    clip_range: float = 0.1
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    reward: str = "vp_diff"  # shaping on top of the +1/-1 result (vp_scale 20)
+    reward: str = "vp_diff"  # shaping on top of the +1/-1 result
+    vp_scale: float = 200.0  # VP per reward unit: a game's VP difference stays below the result
     snapshot_every: int = 100_000  # timesteps between opponent-pool snapshots
     checkpoint_every: int = 50_000
     pool_size: int = 5  # most recent snapshots kept in the pool
-    p_self: float = 0.5  # chance the opponent is a past snapshot (when one exists)
-    p_heuristic: float = 0.2  # else heuristic with this chance, else random
+    p_self: float = 0.3  # chance the opponent is a past snapshot (when one exists)
+    p_heuristic: float = 0.35  # chance of the heuristic (else random)
     seed: int = 0
-    max_minutes: float = 110.0  # wall-clock budget: stop (with a checkpoint) when reached
+    max_minutes: float = 85.0  # PPO wall-clock budget: stop (with a checkpoint) when reached
+    # Warm start by behaviour cloning of the heuristic (experiments/imitation.py).
+    bc_games: int = 150  # seeds of heuristic-vs-heuristic and heuristic-vs-random games
+    bc_epochs: int = 10
+    bc_learning_rate: float = 1e-3
+    bc_holdout: float = 0.1  # share of the examples (the last games) kept to measure
 
     @classmethod
     def smoke(cls, out: str) -> TrainConfig:
         return cls(out=out, total_timesteps=1024, n_envs=2, n_steps=128, batch_size=128,
                    n_epochs=1, snapshot_every=512, checkpoint_every=512, net_arch=[64, 64],
-                   p_heuristic=0.1)
+                   p_heuristic=0.1, bc_games=1, bc_epochs=1)
 
 
 class PoolOpponent:
@@ -78,14 +89,17 @@ class PoolOpponent:
 
     def new_episode(self) -> None:
         snaps = sorted(self.dir.glob("snapshot_*.pt"))[-self.cfg.pool_size:]
-        u = self.rng.random()
-        if snaps and u < self.cfg.p_self:
+        cfg = self.cfg
+        weights = np.array([cfg.p_self if snaps else 0.0, cfg.p_heuristic,
+                            max(0.0, 1.0 - cfg.p_self - cfg.p_heuristic)])
+        kind = self.rng.choice(3, p=weights / weights.sum())  # self, heuristic, random
+        if kind == 0:
             path = snaps[int(self.rng.integers(len(snaps)))]
             if path.stem not in self._loaded:
                 self._loaded[path.stem] = PPOAgent(path, greedy=False,
                                                    seed=int(self.rng.integers(2**31)))
             self.current = self._loaded[path.stem]
-        elif self.rng.random() < self.cfg.p_heuristic / max(1e-9, 1 - self.cfg.p_self):
+        elif kind == 1:
             self.current = self.heuristic
         else:
             self.current = self.random
@@ -101,7 +115,8 @@ class PoolOpponent:
 def make_env(cfg: TrainConfig, rank: int):
     def _init() -> SingleAgentEnv:
         opp = PoolOpponent(Path(cfg.out) / "snapshots", cfg, cfg.seed * 100 + rank)
-        return SingleAgentEnv(side="alternate", opponent=opp, reward=cfg.reward)
+        return SingleAgentEnv(side="alternate", opponent=opp, reward=cfg.reward,
+                              vp_scale=cfg.vp_scale)
     return _init
 
 
@@ -169,6 +184,34 @@ def build_callback(cfg: TrainConfig, out: Path):
     return SelfPlayCallback()
 
 
+def warm_start(policy: Any, cfg: TrainConfig, out: Path, progress: bool = True) -> None:
+    """Behaviour cloning of the heuristic before self-play; the cloned policy also
+    becomes the first snapshot of the opponent pool. Logs OUT/bc.csv."""
+    from experiments.imitation import demonstration_games, demonstrations, pretrain
+
+    t0 = time.time()
+    records = demonstration_games(cfg.bc_games, seed=BC_SEED0 + cfg.seed * cfg.bc_games,
+                                  workers=max(1, cfg.n_envs), progress=progress)
+    data, held_out = demonstrations(records, gamma=cfg.gamma,
+                                    vp_scale=cfg.vp_scale).split(cfg.bc_holdout)
+    with (out / "bc.csv").open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, ["epoch", "cross_entropy", "value_loss", "agreement",
+                                     "held_out_agreement", "examples", "seconds"])
+        writer.writeheader()
+
+        def log(row: dict[str, float]) -> None:
+            writer.writerow({**row, "examples": len(data), "seconds": round(time.time() - t0)})
+            fh.flush()
+            if progress:
+                print(f"behaviour cloning epoch {row['epoch']}: agreement "
+                      f"{row['agreement']:.3f} (held out {row['held_out_agreement']:.3f})")
+
+        pretrain(policy, data, held_out, epochs=cfg.bc_epochs, lr=cfg.bc_learning_rate,
+                 seed=cfg.seed, log=log)
+    export_policy(policy, out / "snapshots" / "snapshot_000000000")
+    export_policy(policy, out / "checkpoints" / "bc_policy")
+
+
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path:
     """Run (or resume) training; return the exported policy path (without suffix)."""
     import torch
@@ -191,8 +234,11 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path
             model = MaskablePPO(
                 "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
                 batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-                gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
+                gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
+                seed=cfg.seed, device="cpu",
                 policy_kwargs={"net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch}})
+            if cfg.bc_games:
+                warm_start(model.policy, cfg, out, progress)
         formats = ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]
         model.set_logger(configure(str(out / "tb"), formats))
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
