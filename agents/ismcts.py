@@ -10,7 +10,12 @@ truncated and scored by the static evaluation, and backs the result up.
 The tree branches only at *strategic* decisions (which card, how to play it,
 headline, modifier cards, spends, event options...); the fine-grained ones
 (each point of influence, targets) are taken by :class:`FastPolicy` inside the
-simulations, and by the heuristic's look-ahead when they come up at the root.
+simulations, and by the heuristic's look-ahead when they come up at the root
+(realignment targets by their evaluation averaged over redrawn dice).
+
+At the root, the :class:`HeuristicAgent`'s choice gets a progressive bias
+`prior / (visits + 1)` in UCB1: the search starts from the heuristic's plan
+and leaves it only when the simulations disagree clearly.
 """
 
 from __future__ import annotations
@@ -46,12 +51,12 @@ class ISMCTSAgent:
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = 300, seconds: float | None = None,
+    def __init__(self, iterations: int = 300, seconds: float | None = 0.9,
                  rollout_depth: int = 80, exploration: float = 0.4, eval_scale: float = 15.0,
-                 seed: int | None = None) -> None:
+                 prior: float = 1.0, realign_samples: int = 8, seed: int | None = None) -> None:
         self.iterations, self.seconds = iterations, seconds
         self.rollout_depth, self.c = rollout_depth, exploration
-        self.eval_scale = eval_scale
+        self.eval_scale, self.prior, self.realign_samples = eval_scale, prior, realign_samples
         self.rng = np.random.default_rng(seed)
         self.policy = FastPolicy(int(self.rng.integers(2**31)))
         self.fine = HeuristicAgent(int(self.rng.integers(2**31)))
@@ -62,6 +67,8 @@ class ISMCTSAgent:
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])
+        if game.decision.kind == "realign" and self.realign_samples:
+            return self._realign(game, [int(a) for a in legal])
         if game.decision.kind in FINE_KINDS:
             return self.fine.act(observation, action_mask, game)
         if game.decision.kind == "card":
@@ -69,17 +76,35 @@ class ISMCTSAgent:
             left = game.content.rules.action_rounds - game.round + 1
             if scoring and len(scoring) >= left:
                 return scoring[0]  # 2.2.1.1: never be caught holding one
-        me = game.current_player
-        root = _Node(None)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        me = game.current_player
+        hint = self.fine.act(observation, action_mask, game) if self.prior else None
+        root = _Node(None)
         for _ in range(self.iterations):
             if deadline is not None and time.perf_counter() > deadline:
                 break
-            self._iterate(game.resample_hidden(me, self.rng), root, me)
+            self._iterate(game.resample_hidden(me, self.rng), root, me, hint)
+        if not root.children:  # out of time before the first iteration
+            return int(legal[0]) if hint is None else hint
         best = max(root.children.items(), key=lambda kv: kv[1].visits)
         return int(best[0])
 
-    def _iterate(self, g: Game, root: _Node, me: str) -> None:
+    def _realign(self, g: Game, legal: list[int]) -> int:
+        """The realignment target with the best evaluation averaged over redrawn dice
+        (a bad roll can cost diplomacy, 9.2.4, and total war loses, R21)."""
+        side = g.current_player
+
+        def value(a: int) -> float:
+            total = 0.0
+            for _ in range(self.realign_samples):
+                sim = g.resample_hidden(side, self.rng)
+                sim.step(a)
+                total += evaluate(sim, side)
+            return total
+
+        return max(legal, key=value)
+
+    def _iterate(self, g: Game, root: _Node, me: str, hint: int | None = None) -> None:
         node, path = root, [root]
         while not g.is_over:  # selection and expansion
             if g.decision.kind in FINE_KINDS:  # not a tree node: the fast policy decides
@@ -100,6 +125,8 @@ class ISMCTSAgent:
                 child.avail += 1
                 score = child.value / child.visits + self.c * math.sqrt(
                     math.log(child.avail) / child.visits)
+                if node is root and a == hint:  # progressive bias to the heuristic's choice
+                    score += self.prior / (child.visits + 1)
                 if score > best_score:
                     best, best_score = int(a), score
             node = node.children[best]

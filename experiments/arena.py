@@ -37,9 +37,11 @@ def make_agent(spec: str, seed: int) -> Any:
     if kind == "heuristic":
         return HeuristicAgent(seed)
     if kind == "ismcts":
-        iters, _, secs = arg.partition(":")
-        return ISMCTSAgent(iterations=int(iters or 300), seconds=float(secs) if secs else None,
-                           seed=seed)
+        iters, _, secs = arg.partition(":")  # what the spec leaves out keeps its default
+        budget = {"iterations": int(iters)} if iters else {}
+        if secs:
+            budget["seconds"] = float(secs)
+        return ISMCTSAgent(seed=seed, **budget)
     if kind == "ppo":
         from agents.ppo_agent import SHIPPED_POLICY, PPOAgent
 

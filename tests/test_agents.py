@@ -38,6 +38,18 @@ def test_ismcts_only_picks_legal_actions() -> None:
     assert_only_legal(ISMCTSAgent(iterations=4, rollout_depth=5, seed=0), 0, max_decisions=60)
 
 
+def test_ismcts_is_deterministic_for_a_seed() -> None:
+    def actions(seed: int) -> list[int]:
+        g, agent, out = Game(5), ISMCTSAgent(iterations=6, seconds=None, rollout_depth=5,
+                                             seed=seed), []
+        while len(out) < 40:
+            out.append(agent.act(None, g.action_mask(), g))
+            g.step(out[-1])
+        return out
+
+    assert actions(3) == actions(3)
+
+
 def test_ismcts_respects_a_time_budget() -> None:
     import time
 
@@ -177,6 +189,16 @@ def test_arena_end_to_end_writes_replayable_games(tmp_path: Path) -> None:
     for a in first["actions"]:
         g.step(a)
     assert g.result.winner == first["winner"] and g.vp == first["vp"]
+
+
+def test_ismcts_spec_keeps_the_defaults_it_does_not_name() -> None:
+    default = ISMCTSAgent()
+    plain, iters, both = (make_agent(spec, 0) for spec in ("ismcts", "ismcts:50",
+                                                           "ismcts:50:0.5"))
+    assert (plain.iterations, plain.seconds) == (default.iterations, default.seconds)
+    assert (iters.iterations, iters.seconds) == (50, default.seconds)
+    assert (both.iterations, both.seconds) == (50, 0.5)
+    assert default.seconds is not None and default.seconds <= 1.0  # the arena's 1 s rule
 
 
 def test_make_agent_rejects_unknown_specs() -> None:
