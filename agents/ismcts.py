@@ -22,17 +22,51 @@ from __future__ import annotations
 
 import math
 import time
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from evenstar_env import Game
+from evenstar_env.content import Content
+from evenstar_env.engine.constants import DIPLOMACY, HAND, M_TECH_DONE
 
 from .evaluation import WIN, evaluate
 from .fast_policy import FastPolicy
-from .heuristic import HeuristicAgent
+from .heuristic import HeuristicAgent, diplomacy_threat
 
 FINE_KINDS = ("place", "influence", "realign", "trade")
+W_FORCED_WAR = 40.0  # evaluation units per opponent card that will have to be played into a war
+
+
+def forced_war_plays(g: Game, side: str) -> int:
+    """How many opponent cards whose event could start a total war that `side` loses
+    (R21: diplomacy minus the event's threat reaches 1) `side` will be forced to play
+    in this turn's remaining action rounds, after one tech-race disposal if still open.
+
+    The search sees one card play ahead; this tells it that keeping such a card
+    for the last rounds only postpones the war.
+    """
+    if g.phase != "action":
+        return 0
+    s, c = g.state, g.content
+    p = 0 if side == "usa" else 1
+    hand = np.flatnonzero(s.card_loc == HAND[p])
+    diplomacy, threats = int(s.tracks[DIPLOMACY]), _threats(c)
+    dangerous = sum(1 for k in hand if int(c.card_side[k]) == 1 - p
+                    and diplomacy - threats[k] <= 1
+                    and g.event_can_happen(c.cards[k].name, side))
+    if not dangerous:
+        return 0
+    plays = min(len(hand), max(1, c.rules.action_rounds - g.round + 1))
+    forced = max(0, plays - (len(hand) - dangerous))
+    return max(0, forced - (0 if s.misc[M_TECH_DONE + p] else 1))
+
+
+@lru_cache(maxsize=4)
+def _threats(content: Content) -> tuple[int, ...]:
+    """`diplomacy_threat` of every card of a content set, computed once."""
+    return tuple(diplomacy_threat(cd) for cd in content.cards)
 
 
 class _Node:
@@ -148,4 +182,5 @@ class ISMCTSAgent:
         v = evaluate(g, me)
         if abs(v) >= WIN:
             return math.copysign(1.0, v)
+        v -= W_FORCED_WAR * forced_war_plays(g, me)
         return math.tanh(v / self.eval_scale)

@@ -246,7 +246,41 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path
                     reset_num_timesteps=not (resume and latest.exists()))
     finally:
         venv.close()
+    if (out / "winrates.csv").exists():
+        plot_winrates(out / "winrates.csv", out / "winrates.png",
+                      bin_size=max(cfg.n_steps * cfg.n_envs, cfg.snapshot_every))
     return out / "checkpoints" / "policy"
+
+
+def plot_winrates(csv_path: Path, png_path: Path, bin_size: int = 100_000) -> None:
+    """Win rate by side and opponent over training (pooled per `bin_size` timesteps)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(
+        lambda: defaultdict(lambda: [0.0, 0.0]))
+    with csv_path.open() as fh:
+        for row in csv.DictReader(fh):
+            n = int(row["games"])
+            cell = games[(row["side"], row["opponent"])][int(row["timesteps"]) // bin_size]
+            cell[0] += float(row["win_rate"]) * n
+            cell[1] += n
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    colours = {"random": "tab:blue", "heuristic": "tab:red", "self": "tab:green"}
+    for (side, opp), bins in sorted(games.items()):
+        xs = sorted(bins)
+        ax.plot([(x + 0.5) * bin_size for x in xs], [bins[x][0] / bins[x][1] for x in xs],
+                marker="o", linestyle="-" if side == "usa" else "--",
+                color=colours.get(opp), label=f"{side} vs {opp}")
+    ax.set(xlabel="timesteps", ylabel="win rate (sampled policy)", ylim=(-0.02, 1.02),
+           title="Self-play training: win rate by side and opponent")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
 
 
 def _has_tensorboard() -> bool:

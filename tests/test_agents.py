@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import action_round
 
 from agents import CautiousRandomAgent, HeuristicAgent, ISMCTSAgent, RandomAgent
 from agents.ppo_agent import PolicyFileError, PPOAgent
@@ -85,6 +86,7 @@ def test_smoke_training_runs_end_to_end_with_losses_logged(smoke_run: Path) -> N
     losses = [r["train/loss"] for r in rows if r.get("train/loss")]
     assert losses and all(np.isfinite(float(x)) for x in losses)
     assert (smoke_run / "checkpoints" / "latest.zip").exists()
+    assert (smoke_run / "winrates.png").stat().st_size > 0
     assert list((smoke_run / "snapshots").glob("snapshot_*.pt"))
     win_rows = list(csv.DictReader((smoke_run / "winrates.csv").open()))
     assert win_rows and {r["side"] for r in win_rows} <= {"usa", "china"}
@@ -219,3 +221,32 @@ def test_shipped_policy_loads_and_plays_legal_moves() -> None:
 
     assert SHIPPED_POLICY.with_suffix(".pt").stat().st_size <= 20 * 2**20
     assert_only_legal(PPOAgent(SHIPPED_POLICY), 1, max_decisions=300)
+
+
+def _china_last_round_with(hand: list[str], diplomacy: int, tech_done: bool) -> Game:
+    from evenstar_env.engine.constants import DISCARD, HAND, M_ROUND, M_TECH_DONE
+
+    g = action_round(2, "china")
+    c, s = g.content, g.state
+    s.card_loc[s.card_loc == HAND[1]] = DISCARD
+    for name in hand:
+        s.card_loc[c.card_by_name[name]] = HAND[1]
+    s.misc[M_ROUND] = c.rules.action_rounds
+    s.misc[M_TECH_DONE + 1] = int(tech_done)
+    g.set_track("diplomacy", diplomacy)
+    return g
+
+
+@pytest.mark.parametrize(("hand", "diplomacy", "tech_done", "expected"), [
+    (["Clinton Doctrine"], 3, True, 1),  # the last card is a war China would start (R21)
+    (["Clinton Doctrine"], 3, False, 0),  # ... unless the tech race can take it (R5)
+    (["Smart Power"], 3, True, 0),  # one realignment leaves diplomacy at 2
+    (["Clinton Doctrine", "Smart Power"], 2, True, 1),  # one play left, both dangerous
+    (["Clinton Doctrine", "Wolf Warrior Diplomacy"], 3, True, 0),  # China's own card is safe
+])
+def test_ismcts_counts_opponent_cards_it_will_be_forced_to_play_into_war(
+        hand, diplomacy, tech_done, expected) -> None:
+    from agents.ismcts import forced_war_plays
+
+    g = _china_last_round_with(hand, diplomacy, tech_done)
+    assert forced_war_plays(g, "china") == expected
