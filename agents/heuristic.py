@@ -16,29 +16,13 @@ from typing import Any
 import numpy as np
 
 from evenstar_env import Game
-from evenstar_env.content.loader import walk
+from evenstar_env.content.compiled import diplomacy_threat
 from evenstar_env.engine.constants import MODES
 
 from .evaluation import evaluate
 
 OPS_VALUE = 1.3  # evaluation units one op of placement is worth, roughly
 LOOKAHEAD_KINDS = ("place", "influence", "option", "trade", "granted")
-
-
-def diplomacy_threat(card: Any) -> int:
-    """How many diplomacy levels a card's event could cost at most (9.2.3, 9.2.4, 9.2.5).
-
-    Each granted realignment can lower diplomacy by one (R7), and so can a
-    diplomacy track effect; R21 makes the phasing player lose at 1.
-    """
-    threat = 0
-    for _, node in walk(card.effects, ""):
-        op = getattr(node, "op", None)
-        if op == "ops_action" and "realign" in node.modes:
-            threat += 1
-        elif op == "track" and node.track == "diplomacy" and node.delta < 0:
-            threat -= node.delta
-    return threat
 
 
 class HeuristicAgent:

@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import math
 import time
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from evenstar_env import Game
-from evenstar_env.content import Content
 from evenstar_env.engine.constants import DIPLOMACY, HAND, M_TECH_DONE
 
 from .evaluation import WIN, evaluate
 from .fast_policy import FastPolicy
-from .heuristic import HeuristicAgent, diplomacy_threat
+from .heuristic import HeuristicAgent
 
 FINE_KINDS = ("place", "influence", "realign", "trade")
 W_FORCED_WAR = 40.0  # evaluation units per opponent card that will have to be played into a war
@@ -52,7 +50,7 @@ def forced_war_plays(g: Game, side: str) -> int:
     s, c = g.state, g.content
     p = 0 if side == "usa" else 1
     hand = np.flatnonzero(s.card_loc == HAND[p])
-    diplomacy, threats = int(s.tracks[DIPLOMACY]), _threats(c)
+    diplomacy, threats = int(s.tracks[DIPLOMACY]), c.card_diplomacy_threat
     dangerous = sum(1 for k in hand if int(c.card_side[k]) == 1 - p
                     and diplomacy - threats[k] <= 1
                     and g.event_can_happen(c.cards[k].name, side))
@@ -61,12 +59,6 @@ def forced_war_plays(g: Game, side: str) -> int:
     plays = min(len(hand), max(1, c.rules.action_rounds - g.round + 1))
     forced = max(0, plays - (len(hand) - dangerous))
     return max(0, forced - (0 if s.misc[M_TECH_DONE + p] else 1))
-
-
-@lru_cache(maxsize=4)
-def _threats(content: Content) -> tuple[int, ...]:
-    """`diplomacy_threat` of every card of a content set, computed once."""
-    return tuple(diplomacy_threat(cd) for cd in content.cards)
 
 
 class _Node:

@@ -15,6 +15,22 @@ SIDE_INDEX = {"usa": 0, "china": 1, "neutral": 2}
 ERA_INDEX = {"early": 0, "mid": 1, "late": 2}
 
 
+def diplomacy_threat(card: Card) -> int:
+    """How many diplomacy levels a card's event could cost at most (9.2.3, 9.2.4, 9.2.5).
+
+    Each granted realignment can lower diplomacy by one (R7), and so can a
+    diplomacy track effect; R21 makes the player whose card it is lose at 1.
+    """
+    threat = 0
+    for _, node in walk(card.effects, ""):
+        op = getattr(node, "op", None)
+        if op == "ops_action" and "realign" in node.modes:
+            threat += 1
+        elif op == "track" and node.track == "diplomacy" and node.delta < 0:
+            threat -= node.delta
+    return threat
+
+
 class Content:
     """Everything the engine needs to know about the map, tracks and cards."""
 
@@ -75,6 +91,8 @@ class Content:
         self.card_side = np.array([SIDE_INDEX[c.side] for c in self.cards], dtype=np.int8)
         self.card_era = np.array([ERA_INDEX[c.era] for c in self.cards], dtype=np.int8)
         self.card_scoring = np.array([c.kind == "scoring" for c in self.cards])
+        self.card_diplomacy_threat = np.array([diplomacy_threat(c) for c in self.cards],
+                                              dtype=np.int8)
         self.history: list[HistoryCard] = [h for _, hf in raw.history_files for h in hf.history]
         self.nh = len(self.history)
         self.hist_by_id = {h.id: i for i, h in enumerate(self.history)}
