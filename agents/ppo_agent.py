@@ -67,6 +67,13 @@ class PPOAgent:
             raise PolicyFileError(f"{cfg_path}: trained on other game content "
                                   f"({config.get('content')}, this is "
                                   f"{content_fingerprint(content)})")
+        from evenstar_env.env.observation import encoder_for
+
+        obs_size = encoder_for(content).size
+        if config.get("obs_size") != obs_size:
+            raise PolicyFileError(f"{cfg_path}: trained on observations of size "
+                                  f"{config.get('obs_size')}, this environment's are {obs_size} "
+                                  "(retrain for the current observation layout)")
         try:
             state = torch.load(pt_path, map_location="cpu", weights_only=True)
         except FileNotFoundError:

@@ -52,6 +52,11 @@ OBS_NOTES = {
     "decision_card": "the card being played (one-hot)", "decision_ops": "ops available / 4",
     "decision_countries": "countries legal for this player's pending country choice",
     "decision_history": "the history card being resolved (one-hot)",
+    "hand_war_risk": "own hand cards whose event, if it fired now, could bring diplomacy to 1 "
+                     "(total war, lost by whoever played the card; 9.2.3, R7, R21)",
+    "decision_card_war_risk": "1 if the card of the current decision carries that risk",
+    "realign_war_risk": "1 if diplomacy is 2 or less: one realignment attempt could end "
+                        "the game in total war (R7, R21)",
 }
 
 

@@ -118,6 +118,9 @@ def test_ppo_agent_rejects_bad_files(smoke_run: Path, tmp_path: Path) -> None:
     (tmp_path / "other.json").write_text(json.dumps({**config, "content": "0" * 16}))
     with pytest.raises(PolicyFileError, match="other game content"):
         PPOAgent(tmp_path / "other")
+    (tmp_path / "older.json").write_text(json.dumps({**config, "obs_size": 2111}))
+    with pytest.raises(PolicyFileError, match="observations of size 2111"):
+        PPOAgent(tmp_path / "older")
 
 
 class _Exploit:

@@ -203,3 +203,53 @@ def test_single_agent_wrapper_trains_with_maskable_ppo_under_subproc_vec_env() -
         assert model.num_timesteps >= 64
     finally:
         venv.close()
+
+
+def war_risk_view(g, side: str = "china") -> dict[str, object]:
+    """The war-risk blocks of `side`'s observation, by card name where per card."""
+    enc = ObservationEncoder(g.content)
+    v, L = enc.encode(g._m, ("usa", "china").index(side)), enc.layout
+    risky = np.flatnonzero(v[L["hand_war_risk"]])
+    return {"cards": {g.content.cards[k].name for k in risky},
+            "decision": v[L["decision_card_war_risk"]][0], "realign": v[L["realign_war_risk"]][0]}
+
+
+@pytest.mark.parametrize(("diplomacy", "risky"), [
+    (3, {"Clinton Doctrine"}),  # two granted realignments: 3 - 2 reaches 1 (R7, R21)
+    (2, {"Clinton Doctrine", "Gulf War", "Smart Power"}),  # one level is enough at 2
+])
+def test_observation_flags_hand_cards_whose_event_could_start_a_lost_total_war(
+        diplomacy: int, risky: set[str]) -> None:
+    """9.2.3 / R21: whoever plays a card whose event brings diplomacy to 1 loses."""
+    g = action_round(3, "china")
+    g.set_hand("china", ["Clinton Doctrine", "Gulf War", "Smart Power", "Taiwan Strait Crisis"])
+    g.set_track("diplomacy", diplomacy)
+    view = war_risk_view(g)
+    assert view["cards"] == risky
+    # Taiwan Strait Crisis could cost a level but needs diplomacy 3 to happen at all.
+    assert "Taiwan Strait Crisis" not in view["cards"]
+    assert view["realign"] == (diplomacy <= 2)  # one attempt costs at most one level (R7)
+
+
+def test_observation_flags_the_card_of_the_pending_decision() -> None:
+    g = action_round(3, "china")
+    g.set_hand("china", ["Clinton Doctrine", "Gulf War"])
+    g.set_track("diplomacy", 3)
+    g.step(g.action_id("card", "Gulf War"))
+    assert war_risk_view(g)["decision"] == 0.0  # 3 - 1 stays above 1
+    g = action_round(3, "china")
+    g.set_hand("china", ["Clinton Doctrine", "Gulf War"])
+    g.set_track("diplomacy", 3)
+    g.step(g.action_id("card", "Clinton Doctrine"))
+    assert g.decision.kind == "mode"
+    assert war_risk_view(g)["decision"] == 1.0
+
+
+def test_war_risk_is_the_players_own_view() -> None:
+    """The flags come from the observer's own hand: the opponent's risky cards stay hidden."""
+    g = action_round(3, "china")
+    g.set_hand("usa", ["Clinton Doctrine"])
+    g.set_hand("china", ["Gulf War"])
+    g.set_track("diplomacy", 3)
+    assert war_risk_view(g, "china")["cards"] == set()
+    assert war_risk_view(g, "usa")["cards"] == {"Clinton Doctrine"}

@@ -17,6 +17,7 @@ import numpy as np
 from ..content import Content
 from ..engine.board import control_masks
 from ..engine.constants import (
+    DIPLOMACY,
     DISCARD,
     HAND,
     HEADLINE,
@@ -42,6 +43,7 @@ from ..engine.constants import (
     SIDES,
 )
 from ..engine.machine import Machine
+from ..engine.play import executor_of
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -76,6 +78,7 @@ class ObservationEncoder:
             ("russia_ukraine", 3), ("spare_scoring_used", n_spare),
             ("decision_kind", len(DECISION_KINDS)), ("decision_card", nc), ("decision_ops", 1),
             ("decision_countries", n), ("decision_history", nh),
+            ("hand_war_risk", nc), ("decision_card_war_risk", 1), ("realign_war_risk", 1),
         ]
         self.layout: dict[str, slice] = {}
         start = 0
@@ -119,6 +122,8 @@ class ObservationEncoder:
                                     M_NEXT_BOTH) for k in (0, 1)),
             M_RW_K, M_RW_ADDED, M_TURN, M_ROUND)
         self._cards_cache: dict[int, tuple[bytes, tuple[np.ndarray, int, int]]] = {}
+        # The only cards whose event can cost diplomacy levels (9.2.3, R7).
+        self._threat_cards = [int(k) for k in np.flatnonzero(c.card_diplomacy_threat)]
 
     def _board_block(self, s: Any) -> np.ndarray:
         """Influence, control, static map features and ⊗ marks (the same for both players)."""
@@ -153,6 +158,13 @@ class ObservationEncoder:
         self._cards_cache[p] = (key, value)
         return value
 
+    def _war_risk(self, m: Machine, p: int, card: int) -> bool:
+        """Whether `p` could lose a total war by playing `card` now: its event can happen
+        and its realignments or diplomacy losses can bring diplomacy to 1 (9.2.3, R7, R21)."""
+        threat = int(self.c.card_diplomacy_threat[card])
+        return (threat > 0 and int(m.s.tracks[DIPLOMACY]) - threat <= 1
+                and m.can_happen(card, executor_of(m, card, p)))
+
     def encode(self, m: Machine, p: int) -> np.ndarray:
         """The observation of player `p` (0 = US, 1 = China)."""
         s, at = m.s, self._at
@@ -172,6 +184,10 @@ class ObservationEncoder:
         v[at["me"] + p] = 1.0
         v[at["russia_ukraine"] + misc[M_RW_STATE]] = 1.0
         v[self._spare] = s.spare_used
+        for k in self._threat_cards:
+            if s.card_loc[k] == HAND[p] and self._war_risk(m, p, k):
+                v[at["hand_war_risk"] + k] = 1.0
+        v[at["realign_war_risk"]] = s.tracks[DIPLOMACY] <= 2  # one attempt costs at most 1 (R7)
         pend = s.pending
         if pend is not None:
             _, player, kind, legal, ctx = pend
@@ -180,6 +196,7 @@ class ObservationEncoder:
             card = ctx.get("card", -1)
             if card >= 0:
                 v[at["decision_card"] + card] = 1.0
+                v[at["decision_card_war_risk"]] = self._war_risk(m, p, card)
             v[at["decision_ops"]] = ctx.get("ops", 0) / 4.0
             if "history" in ctx:
                 v[at["decision_history"] + ctx["history"]] = 1.0
