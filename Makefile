@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-slow bench lint clean
+.PHONY: setup demo test test-slow bench bench-agents lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,6 +30,9 @@ bench: setup
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_env.py
 	$(BIN)/python benchmarks/bench_cards.py
+
+bench-agents: setup
+	$(BIN)/python benchmarks/bench_agents.py --agents random heuristic ismcts ppo --games 2 --seed 1001
 
 lint: setup
 	$(BIN)/ruff check .
