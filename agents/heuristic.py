@@ -102,7 +102,7 @@ class HeuristicAgent:
                         plan = "tech"  # tech race / sabotage: the event does not fire (R5, R9)
                     else:
                         ops_value -= 0.8 * card.ops  # the opponent's event fires too (5.2)
-                        if g.track("diplomacy") - diplomacy_threat(card) <= 1:
+                        if g.event_risks_total_war(card.name, side):
                             ops_value -= 50.0  # its realignments could start a war we lose
                 value, plan = max((event_value, "event"), (ops_value, plan))
             if best is None or value > best[0]:
@@ -154,6 +154,8 @@ class HeuristicAgent:
                 value = card.ops * 0.5 + (1.0 if g.event_can_happen(card.name, side) else -2.0)
             else:
                 value = -card.ops  # the opponent's event happens for them (R14)
+                # Not event_risks_total_war: the headline resolves after the other
+                # headline, so whether the event can happen is not known yet.
                 if g.track("diplomacy") - diplomacy_threat(card) <= 1:
                     value -= 50.0
             if best is None or value > best[0]:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from evenstar_env import Game
-from evenstar_env.engine.constants import DIPLOMACY, HAND, M_TECH_DONE
+from evenstar_env.engine.constants import HAND, M_TECH_DONE
 
 from .evaluation import WIN, evaluate
 from .fast_policy import FastPolicy
@@ -50,10 +50,8 @@ def forced_war_plays(g: Game, side: str) -> int:
     s, c = g.state, g.content
     p = 0 if side == "usa" else 1
     hand = np.flatnonzero(s.card_loc == HAND[p])
-    diplomacy, threats = int(s.tracks[DIPLOMACY]), c.card_diplomacy_threat
     dangerous = sum(1 for k in hand if int(c.card_side[k]) == 1 - p
-                    and diplomacy - threats[k] <= 1
-                    and g.event_can_happen(c.cards[k].name, side))
+                    and g.event_risks_total_war(c.cards[k].name, side))
     if not dangerous:
         return 0
     plays = min(len(hand), max(1, c.rules.action_rounds - g.round + 1))

@@ -362,6 +362,12 @@ class Game:
         i = self.content.card_by_name[card]
         return self._m.can_happen(i, _play.executor_of(self._m, i, SIDES.index(side)))
 
+    def event_risks_total_war(self, card: str, side: str) -> bool:
+        """Whether `side` playing `card` now could start a total war it loses: the event
+        can happen and its realignments or diplomacy losses can reach 1 (9.2.3, R7, R21)."""
+        return bool(_play.risks_total_war(self._m, self.content.card_by_name[card],
+                                          SIDES.index(side)))
+
     # ------------------------------------------------------------ scenarios
     def _country(self, name: str) -> int:
         try:

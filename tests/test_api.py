@@ -146,3 +146,16 @@ def test_from_dict_refuses_a_snapshot_of_other_content() -> None:
     with pytest.raises(ValueError, match="other game content"):
         Game.from_dict(d)
     assert Game.from_dict(Game(1, content=other).to_dict(), content=other).state is not None
+
+
+@pytest.mark.parametrize(("diplomacy", "card", "side", "risk"), [
+    (2, "Gulf War", "china", True),  # one level lost from 2 reaches 1 (9.2.3, R21)
+    (3, "Gulf War", "china", False),  # 3 - 1 stays above 1
+    (3, "Clinton Doctrine", "china", True),  # two granted realignments (R7)
+    (2, "Taiwan Strait Crisis", "china", False),  # needs diplomacy 3 to happen at all
+    (2, "NAFTA", "china", False),  # no realignments, no diplomacy loss
+])
+def test_event_risks_total_war(diplomacy: int, card: str, side: str, risk: bool) -> None:
+    g = action_round(3, side)
+    g.set_track("diplomacy", diplomacy)
+    assert g.event_risks_total_war(card, side) is risk

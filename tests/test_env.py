@@ -231,18 +231,17 @@ def test_observation_flags_hand_cards_whose_event_could_start_a_lost_total_war(
     assert view["realign"] == (diplomacy <= 2)  # one attempt costs at most one level (R7)
 
 
-def test_observation_flags_the_card_of_the_pending_decision() -> None:
+@pytest.mark.parametrize(("card", "flag"), [
+    ("Gulf War", 0.0),  # one level: 3 - 1 stays above 1
+    ("Clinton Doctrine", 1.0),  # two granted realignments: 3 - 2 reaches 1 (R7, R21)
+])
+def test_observation_flags_the_card_of_the_pending_decision(card: str, flag: float) -> None:
     g = action_round(3, "china")
     g.set_hand("china", ["Clinton Doctrine", "Gulf War"])
     g.set_track("diplomacy", 3)
-    g.step(g.action_id("card", "Gulf War"))
-    assert war_risk_view(g)["decision"] == 0.0  # 3 - 1 stays above 1
-    g = action_round(3, "china")
-    g.set_hand("china", ["Clinton Doctrine", "Gulf War"])
-    g.set_track("diplomacy", 3)
-    g.step(g.action_id("card", "Clinton Doctrine"))
+    g.step(g.action_id("card", card))
     assert g.decision.kind == "mode"
-    assert war_risk_view(g)["decision"] == 1.0
+    assert war_risk_view(g)["decision"] == flag
 
 
 def test_war_risk_is_the_players_own_view() -> None:

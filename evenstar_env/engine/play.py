@@ -132,6 +132,14 @@ def executor_of(m: Machine, card: int, p: int) -> int:
     return p if side == NEUTRAL else side
 
 
+def risks_total_war(m: Machine, card: int, p: int) -> bool:
+    """Whether `p` playing `card` now could start a total war they lose: its event can
+    happen and its realignments or diplomacy losses can bring diplomacy to 1 (9.2.3, R7, R21)."""
+    threat = int(m.c.card_diplomacy_threat[card])
+    return (threat > 0 and int(m.s.tracks[DIPLOMACY]) - threat <= 1
+            and m.can_happen(card, executor_of(m, card, p)))
+
+
 def legal_modes(m: Machine, p: int, card: int, ops: int) -> list[int]:
     s, c = m.s, m.c
     if c.card_scoring[card]:

@@ -43,7 +43,7 @@ from ..engine.constants import (
     SIDES,
 )
 from ..engine.machine import Machine
-from ..engine.play import executor_of
+from ..engine.play import risks_total_war
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -158,13 +158,6 @@ class ObservationEncoder:
         self._cards_cache[p] = (key, value)
         return value
 
-    def _war_risk(self, m: Machine, p: int, card: int) -> bool:
-        """Whether `p` could lose a total war by playing `card` now: its event can happen
-        and its realignments or diplomacy losses can bring diplomacy to 1 (9.2.3, R7, R21)."""
-        threat = int(self.c.card_diplomacy_threat[card])
-        return (threat > 0 and int(m.s.tracks[DIPLOMACY]) - threat <= 1
-                and m.can_happen(card, executor_of(m, card, p)))
-
     def encode(self, m: Machine, p: int) -> np.ndarray:
         """The observation of player `p` (0 = US, 1 = China)."""
         s, at = m.s, self._at
@@ -185,7 +178,7 @@ class ObservationEncoder:
         v[at["russia_ukraine"] + misc[M_RW_STATE]] = 1.0
         v[self._spare] = s.spare_used
         for k in self._threat_cards:
-            if s.card_loc[k] == HAND[p] and self._war_risk(m, p, k):
+            if s.card_loc[k] == HAND[p] and risks_total_war(m, k, p):
                 v[at["hand_war_risk"] + k] = 1.0
         v[at["realign_war_risk"]] = s.tracks[DIPLOMACY] <= 2  # one attempt costs at most 1 (R7)
         pend = s.pending
@@ -196,7 +189,7 @@ class ObservationEncoder:
             card = ctx.get("card", -1)
             if card >= 0:
                 v[at["decision_card"] + card] = 1.0
-                v[at["decision_card_war_risk"]] = self._war_risk(m, p, card)
+                v[at["decision_card_war_risk"]] = risks_total_war(m, card, p)
             v[at["decision_ops"]] = ctx.get("ops", 0) / 4.0
             if "history" in ctx:
                 v[at["decision_history"] + ctx["history"]] = 1.0
