@@ -73,6 +73,8 @@ DECISION_TEXT = {
     "upgrade": "pay to upgrade the economy?",
     "round8": "take an 8th action round?",
     "end_discard": "discard a card at the end of the turn, or pass",
+    "ai_event": "General AI: carry out the event of '{card}' before or after the action, or not",
+    "ai_action": "General AI: also take an action with '{card}' ({ops} ops), or not",
 }
 
 
