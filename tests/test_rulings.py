@@ -1,4 +1,5 @@
-"""Behaviour tests for the rulings R1-R21 (/work/shared/rules/RULINGS.md).
+"""Behaviour tests for the rulings R1-R21 (/work/shared/rules/RULINGS.md); R22-R26 are in
+tests/test_rulings_r22_r26.py.
 
 Each test cites its ruling and the rulebook section (evenstar-rulebook.zh.txt) it settles.
 Scenarios are built through the public API: reach a decision, set hands, influence, tracks
