@@ -96,10 +96,29 @@ class Game:
     """One game of Dawn of the Evenstar, from setup to the end (docs/rules.md).
 
     ``Game(seed)`` sets up the board (3.1-3.7) and runs to the first decision.
+    ``backend`` is ``"python"`` (the reference engine) or ``"native"`` (the C++ core,
+    bit-identical; no text log); None is the default of ``evenstar_env.native``.
     """
 
+    backend = "python"
+
+    def __new__(cls, seed: int = 0, *, backend: str | None = None, log: bool = False,
+                _state: State | None = None, **kw: Any) -> Game:
+        if cls is Game and _state is None and not (log and backend is None):
+            from . import native
+
+            if native.resolve(backend) == "native":
+                from .native.game import NativeGame
+
+                return object.__new__(NativeGame)
+        elif backend is not None:
+            from . import native
+
+            native.resolve(backend)
+        return object.__new__(cls)
+
     def __init__(self, seed: int = 0, *, content: Content | None = None, log: bool = False,
-                 _state: State | None = None) -> None:
+                 _state: State | None = None, backend: str | None = None) -> None:
         self.content = content or load_content()
         c = self.content
         if _state is not None:
@@ -277,7 +296,7 @@ class Game:
 
     # ------------------------------------------------------------ copying
     def clone(self) -> Game:
-        g = Game.__new__(Game)
+        g = object.__new__(Game)
         g.content = self.content
         g._m = Machine(self.content, self._m.s.copy(), False)
         return g
@@ -288,15 +307,25 @@ class Game:
                 "state": self._m.s.to_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], content: Content | None = None) -> Game:
-        """The game of a `to_dict` snapshot; `content` must be the content it was made with."""
+    def from_dict(cls, d: dict[str, Any], content: Content | None = None,
+                  backend: str | None = None) -> Game:
+        """The game of a `to_dict` snapshot; `content` must be the content it was made with.
+        ``backend`` as for ``Game()``; on ``Game`` itself None is the default backend."""
         if d.get("format") != FORMAT_VERSION:
             raise ValueError(f"unknown game format {d.get('format')!r}")
         content = content or load_content()
         if d.get("content", fingerprint(content)) != fingerprint(content):
             raise ValueError(f"the snapshot was made with other game content "
                              f"({d['content']}, this is {fingerprint(content)})")
-        return cls(content=content, _state=State.from_dict(d["state"]))
+        state = State.from_dict(d["state"])
+        if cls is Game:
+            from . import native
+
+            if native.resolve(backend) == "native":
+                from .native.game import NativeGame
+
+                return NativeGame(content=content, _state=state)
+        return cls(content=content, _state=state)
 
     # ------------------------------------------------------------ status
     @property

@@ -1,0 +1,71 @@
+"""The native backend: the C++ core (package ``evenstar_native``) behind the Game API.
+
+``Game(seed, backend="native")`` runs the same rules in C++ (bit-identical: same
+random streams, legal actions, state and ``to_dict``); ``backend="python"`` is the
+readable reference engine.  The default is :func:`default_backend`.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from functools import lru_cache
+from typing import Any
+
+from ..content import Content
+
+BACKENDS = ("python", "native")
+# The default backend when none is asked for; "native" once the differential suite
+# passes in full (docs/native.md).  EVENSTAR_BACKEND overrides it.
+DEFAULT = "python"
+
+_warned = False
+
+
+def core() -> Any | None:
+    """The compiled module, or None when it is not built."""
+    try:
+        import evenstar_native
+    except ImportError:
+        return None
+    return evenstar_native
+
+
+def available() -> bool:
+    return core() is not None
+
+
+def default_backend() -> str:
+    """The backend of ``Game(seed)``: EVENSTAR_BACKEND, else DEFAULT; "python", with one
+    warning, when the default is native and the extension is not built."""
+    global _warned
+    want = os.environ.get("EVENSTAR_BACKEND", DEFAULT)
+    if want not in BACKENDS:
+        raise ValueError(f"EVENSTAR_BACKEND must be one of {BACKENDS}, not {want!r}")
+    if want == "native" and not available():
+        if not _warned:
+            warnings.warn("evenstar: the native core (evenstar_native) is not built; using the "
+                          "Python engine (pip install ./native to build it)", RuntimeWarning,
+                          stacklevel=3)
+            _warned = True
+        return "python"
+    return want
+
+
+def resolve(backend: str | None) -> str:
+    """The backend to use for an explicit choice or None (the default)."""
+    if backend is None:
+        return default_backend()
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    if backend == "native" and not available():
+        raise ImportError("backend='native' needs the compiled core: pip install ./native")
+    return backend
+
+
+@lru_cache(maxsize=8)
+def tables_for(content: Content) -> Any:
+    """The native tables of a content (exported once per content object)."""
+    from .export import export
+
+    return core().make_tables(export(content))

@@ -1,0 +1,294 @@
+"""`NativeGame`: the Game API over the native core.
+
+The state lives in one C++ struct; :class:`NativeState` exposes its arrays as
+zero-copy numpy views with the Python State's names and dtypes, and rebuilds the
+frame stack, the pending decision and the result as the Python engine's tuples
+(``to_dict`` equal).  Everything that only reads the state (observation encoder,
+scenario setters, describe_action, agents) runs unchanged on the views.
+"""
+
+from __future__ import annotations
+
+import operator
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..content import Content, load_content
+from ..engine.constants import SIDES, VP_SOURCES
+from ..engine.machine import Machine
+from ..engine.rng import seed_streams
+from ..engine.state import ARRAYS, State
+from ..game import Game, IllegalActionError
+from . import core, tables_for
+from .frames import FRAME_DTYPE, FrameCodec, reason_code, reason_text
+
+
+@lru_cache(maxsize=1)
+def state_dtype() -> np.dtype:
+    """The numpy layout of the native State struct (offsets from the compiled core)."""
+    lay = core().layout()
+    N, C, H = lay["MAXN"], lay["MAXC"], lay["MAXH"]
+    fields = {
+        "inf_us": ("<i2", N), "inf_cn": ("<i2", N), "tracks": ("<i2", 16),
+        "non_realignable": ("u1", N), "vp": ("<i4", 2), "reserves": ("<i4", 2),
+        "card_loc": ("i1", C), "hist_loc": ("i1", H), "event_played": ("u1", C),
+        "event_side": ("i1", C), "revealed": ("u1", (2, C)), "spare_used": ("u1", lay["MAXSP"]),
+        "vp_source": ("<i4", (2, lay["MAXVP"])), "misc": ("<i8", lay["N_MISC"]),
+        "rng": ("<u8", 3), "forced": ("<i4", lay["MAXFORCED"]), "n_forced": ("<i4", ()),
+        "over": ("<i4", ()), "has_result": ("<i4", ()), "result": ("<i4", 5),
+        "depth": ("<i4", ()), "has_pending": ("<i4", ()), "p_player": ("<i4", ()),
+        "p_kind": ("<i4", ()), "p_nlegal": ("<i4", ()), "p_ctx": ("<i4", 4),
+        "p_frame": (FRAME_DTYPE, ()), "p_legal": ("<u2", lay["MAXLEGAL"]),
+        "stack": (FRAME_DTYPE, lay["MAXSTACK"]),
+    }
+    return np.dtype({"names": list(fields), "formats": [fields[k] for k in fields],
+                     "offsets": [lay[k] for k in fields], "itemsize": lay["itemsize"]})
+
+
+@lru_cache(maxsize=8)
+def codec_for(content: Content) -> FrameCodec:
+    return FrameCodec(content)
+
+
+class NativeState:
+    """The Python State's interface over a native engine's state (views, not copies)."""
+
+    def __init__(self, engine: Any, content: Content) -> None:
+        self.engine = engine
+        self.codec = codec_for(content)
+        r = engine.state_bytes().view(state_dtype())[0]
+        self._r = r
+        c = content
+        nvp = len(c.region_names) + len(c.subregion_names) + len(VP_SOURCES)
+        self.inf_us = r["inf_us"][: c.n]
+        self.inf_cn = r["inf_cn"][: c.n]
+        self.non_realignable = r["non_realignable"][: c.n].view(bool)
+        self.tracks = r["tracks"][:9]
+        self.vp = r["vp"]
+        self.reserves = r["reserves"]
+        self.card_loc = r["card_loc"][: c.nc]
+        self.hist_loc = r["hist_loc"][: c.nh]
+        self.event_played = r["event_played"][: c.nc].view(bool)
+        self.event_side = r["event_side"][: c.nc]
+        self.revealed = r["revealed"][:, : c.nc].view(bool)
+        self.spare_used = r["spare_used"][: len(c.rules.spare_scoring)].view(bool)
+        self.vp_source = r["vp_source"][:, :nvp]
+        self.misc = r["misc"]
+
+    # ------------------------------------------------------------ scalars and lists
+    @property
+    def rng(self) -> list[int]:
+        return [int(x) for x in self._r["rng"]]
+
+    @rng.setter
+    def rng(self, values: list[int]) -> None:
+        if len(values) != 3:
+            raise ValueError("rng has three streams")
+        self._r["rng"][:] = [int(v) & ((1 << 64) - 1) for v in values]
+
+    @property
+    def forced(self) -> list[int]:
+        return [int(x) for x in self._r["forced"][: int(self._r["n_forced"])]]
+
+    @forced.setter
+    def forced(self, values: list[int]) -> None:
+        if len(values) > len(self._r["forced"]):
+            raise ValueError("too many forced dice for the native core")
+        self._r["forced"][:] = 0
+        self._r["forced"][: len(values)] = values
+        self._r["n_forced"] = len(values)
+
+    @property
+    def over(self) -> bool:
+        return bool(self._r["over"])
+
+    @property
+    def result(self) -> tuple[int | None, str] | None:
+        r = self._r
+        if not r["has_result"]:
+            return None
+        w, code, x, y, z = (int(v) for v in r["result"])
+        return (None if w < 0 else w, reason_text(code, x, y, z))
+
+    @property
+    def stack(self) -> list[tuple]:
+        to = self.codec.to_tuple
+        return [to(f) for f in self._r["stack"][: int(self._r["depth"])]]
+
+    @property
+    def pending(self) -> tuple | None:
+        r = self._r
+        if not r["has_pending"]:
+            return None
+        return self.codec.pending(r["p_frame"], r["p_player"], int(r["p_kind"]),
+                                  r["p_legal"][: int(r["p_nlegal"])], r["p_ctx"])
+
+    # ------------------------------------------------------------ serialisation
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {name: getattr(self, name).tolist() for name in ARRAYS}
+        pend = self.pending
+        res = self.result
+        d.update(misc=self.misc.tolist(), stack=[list(_lists(f)) for f in self.stack],
+                 pending=None if pend is None else _lists(pend), rng=self.rng,
+                 forced=self.forced, result=None if res is None else list(res), over=self.over)
+        return d
+
+    def load(self, d: dict[str, Any]) -> None:
+        """Write a State.to_dict() into the native state; ValueError if not representable."""
+        r, codec = self._r, self.codec
+        fresh = np.zeros((), dtype=state_dtype())
+        for name in ARRAYS:
+            view = getattr(self, name)
+            a = np.asarray(d[name])
+            if a.shape != view.shape:
+                raise ValueError(f"state array {name!r} has shape {a.shape}, not {view.shape}")
+        misc = [int(x) for x in d["misc"]]
+        if len(misc) != len(self.misc):
+            raise ValueError(f"misc has {len(misc)} entries, not {len(self.misc)}")
+        stack = d["stack"]
+        if len(stack) > len(fresh["stack"]):
+            raise ValueError("frame stack too deep for the native core")
+        for k, f in enumerate(stack):
+            codec.to_record(_tuples(f), fresh["stack"][k])
+        fresh["depth"] = len(stack)
+        pend = d["pending"]
+        if pend is not None:
+            frame, player, kind, legal, ctx = pend
+            codec.to_record(_tuples(frame), fresh["p_frame"])
+            if kind not in codec.kind_index:
+                raise ValueError(f"unknown decision kind {kind!r}")
+            if len(legal) > len(fresh["p_legal"]):
+                raise ValueError("too many legal actions for the native core")
+            fresh["has_pending"] = 1
+            fresh["p_player"] = int(player)
+            fresh["p_kind"] = codec.kind_index[kind]
+            fresh["p_nlegal"] = len(legal)
+            fresh["p_legal"][: len(legal)] = legal
+            fresh["p_ctx"] = codec.pending_ctx(kind, ctx)
+        if d["result"] is not None:
+            winner, reason = d["result"]
+            fresh["has_result"] = 1
+            fresh["result"] = (-1 if winner is None else int(winner), *reason_code(reason))
+        rng = [int(x) for x in d["rng"]]
+        if len(rng) != 3 or any(not 0 <= x < 2**64 for x in rng):
+            raise ValueError("rng must be three 64-bit stream states")
+        # All checked: write.
+        r[...] = fresh
+        for name in ARRAYS:
+            getattr(self, name)[...] = np.asarray(d[name])
+        self.misc[:] = misc
+        self.rng = rng
+        self.forced = [int(x) for x in d["forced"]]
+        r["over"] = int(bool(d["over"]))
+
+
+def _lists(x: Any) -> Any:
+    if isinstance(x, (tuple, list)):
+        return [_lists(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _lists(v) for k, v in x.items()}
+    return x
+
+
+def _tuples(x: Any) -> Any:
+    if isinstance(x, list):
+        return tuple(_tuples(v) for v in x)
+    return x
+
+
+class NativeMachine(Machine):
+    """The Python Machine's read-only helpers over a native state (run/apply go native)."""
+
+    def run(self) -> None:
+        self.s.engine.run()
+
+    def apply(self, action: int) -> None:
+        raise RuntimeError("NativeMachine.apply: use Game.step")
+
+    def can_happen(self, card: int, executor: int) -> bool:
+        return bool(self.s.engine.can_happen(int(card), int(executor)))
+
+
+class NativeGame(Game):
+    """A Game whose rules run in the native core (``Game(seed, backend="native")``)."""
+
+    backend = "native"
+
+    def __init__(self, seed: int = 0, *, content: Content | None = None, log: bool = False,
+                 _state: State | None = None, backend: str | None = None) -> None:
+        if log:
+            raise ValueError("the native core keeps no text log: use backend='python' for log=True")
+        self.content = content or load_content()
+        engine = core().Engine(tables_for(self.content))
+        self._m = NativeMachine(self.content, NativeState(engine, self.content), False)
+        if _state is not None:
+            self._m.s.load(_state.to_dict())
+            return
+        self.seed = seed
+        engine.reset(*seed_streams(seed))
+
+    @classmethod
+    def _wrap(cls, content: Content, engine: Any) -> NativeGame:
+        g = object.__new__(cls)
+        g.content = content
+        g._m = NativeMachine(content, NativeState(engine, content), False)
+        return g
+
+    @property
+    def current_player(self) -> str | None:
+        p = self._m.s.engine.player()
+        return None if p < 0 else SIDES[p]
+
+    @property
+    def is_over(self) -> bool:
+        return self._m.s.engine.is_over()
+
+    def legal_actions(self) -> np.ndarray:
+        return self._m.s.engine.legal()
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[self._m.s.engine.legal()] = True
+        return mask
+
+    def step(self, action: int) -> None:
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"action {action!r} is not an integer") from None
+        code = self._m.s.engine.step(a) if -(2**62) < a < 2**62 else 2
+        if code == 0:
+            return
+        if code == 1:
+            raise IllegalActionError(f"the game is over; action {a} cannot be applied")
+        n = self.num_actions
+        if code == 2:
+            raise IllegalActionError(f"action {a} is outside the action space 0..{n - 1}")
+        raise IllegalActionError(
+            f"action {a} ({self._describe_raw(a)}) is not legal for the decision "
+            f"'{self.decision}'; legal: {list(self._m.s.pending[3])}")
+
+    def clone(self) -> NativeGame:
+        return NativeGame._wrap(self.content, self._m.s.engine.clone())
+
+    def force_dice(self, dice: list[int]) -> None:
+        if any(not 1 <= d <= 6 for d in dice):
+            raise ValueError("dice show 1 to 6")
+        self._m.s.engine.add_forced([int(d) for d in dice])
+
+    def _refresh(self) -> None:
+        self._m.s.engine.refresh()
+
+    @property
+    def turn(self) -> int:
+        return int(self._m.s.misc[0])
+
+    @property
+    def round(self) -> int:
+        return int(self._m.s.misc[2])
+
+    @property
+    def decisions(self) -> int:
+        return int(self._m.s.misc[34])

@@ -1,0 +1,179 @@
+// Python bindings of the native core (nanobind): Tables, Engine, an all-C++ random loop.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <memory>
+
+#include "engine.h"
+
+namespace nb = nanobind;
+using namespace evenstar;
+
+namespace {
+
+using I32Array = nb::ndarray<const int32_t, nb::c_contig, nb::device::cpu>;
+
+void load(Table& tb, nb::dict d, const char* name) {
+    if (!d.contains(name)) throw EngineError(std::string("missing table ") + name);
+    auto a = nb::cast<I32Array>(d[name]);
+    if (a.ndim() > 2) throw EngineError(std::string("table has more than 2 dimensions: ") + name);
+    tb.rows = a.ndim() == 0 ? 1 : int(a.shape(0));
+    tb.cols = a.ndim() == 2 ? int(a.shape(1)) : 1;
+    tb.v.assign(a.data(), a.data() + size_t(tb.rows) * size_t(tb.cols));
+}
+
+std::shared_ptr<Tables> make_tables(nb::dict d) {
+    auto t = std::make_shared<Tables>();
+#define L(x) load(t->x, d, #x);
+    L(scalars) L(effects) L(conds) L(selectors) L(sel_static) L(options) L(outcomes) L(cards)
+    L(hist) L(russia_boxes) L(tech_usa) L(tech_china) L(social_zone) L(economy_zone)
+    L(improve_attempts) L(improve_success) L(modifier_costs) L(modifier_values) L(era_turns)
+    L(spare_turns) L(spare_rows) L(persistent) L(ops_mod) L(ctrl_stab) L(stab) L(has_stab) L(bg)
+    L(au_ok) L(adj) L(adj_sp) L(trade_reach) L(region_matrix) L(subregion_matrix)
+    L(region_values) L(pool) L(init_inf_us) L(init_inf_cn) L(init_non_realignable)
+    L(init_tracks) L(init_reserves) L(init_card_loc) L(init_hist_loc) L(init_misc) L(init_stack)
+#undef L
+    if (t->effects.cols != EF_COUNT_ || t->conds.cols != CF_COUNT_ ||
+        t->cards.cols != CD_COUNT_ || t->hist.cols != HF_COUNT_ || t->scalars.rows != S_COUNT_)
+        throw EngineError("table layout differs from names_gen.h: regenerate and rebuild");
+    t->finish();
+    return t;
+}
+
+struct Engine {
+    std::shared_ptr<Tables> t;
+    std::unique_ptr<State> s;
+
+    explicit Engine(std::shared_ptr<Tables> tables) : t(std::move(tables)), s(new State()) {
+        std::memset(s.get(), 0, sizeof(State));
+    }
+
+    void reset(uint64_t r0, uint64_t r1, uint64_t r2) {
+        const uint64_t r[3] = {r0, r1, r2};
+        new_game(*t, *s, r);
+    }
+
+    // 0: applied; 1: the game is over; 2: outside the action space; 3: not legal now.
+    int step(long a) {
+        if (!s->has_pending) return 1;
+        if (a < 0 || a >= t->n_actions) return 2;
+        bool ok = false;
+        for (int k = 0; k < s->p_nlegal && !ok; ++k) ok = s->p_legal[k] == a;
+        if (!ok) return 3;
+        Machine m(*t, *s);
+        m.apply(int(a));
+        m.run();
+        return 0;
+    }
+
+    void run() { Machine(*t, *s).run(); }
+
+    void refresh() {
+        if (!s->has_pending) return;
+        Machine m(*t, *s);
+        m.push1(s->p_frame);
+        s->has_pending = 0;
+        m.run();
+    }
+
+    Engine clone() const {
+        Engine e(t);
+        std::memcpy(e.s.get(), s.get(), sizeof(State));
+        return e;
+    }
+};
+
+uint64_t seed_state(uint64_t seed) { return seed * 0x2545F4914F6CDD1Dull + 0x1234567ull; }
+
+// Uniform random play entirely in C++: the agent draws legal indices from its own
+// SplitMix64 stream.  Returns (games, decisions).
+std::pair<long, long> random_games(std::shared_ptr<Tables> t, uint64_t seed, long n_games) {
+    State* s = new State();
+    long decisions = 0;
+    uint64_t agent = seed ^ 0x5DEECE66Dull;
+    {
+        nb::gil_scoped_release release;
+        for (long g = 0; g < n_games; ++g) {
+            uint64_t base = seed_state(seed + uint64_t(g));
+            uint64_t r[3];
+            for (auto& x : r) x = splitmix_next(base);
+            new_game(*t, *s, r);
+            Machine m(*t, *s);
+            while (!s->over) {
+                int a = s->p_legal[splitmix_below(agent, uint64_t(s->p_nlegal))];
+                m.apply(a);
+                m.run();
+                decisions++;
+            }
+        }
+    }
+    delete s;
+    return {n_games, decisions};
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "The native Evenstar engine (C++17), bit-identical to evenstar_env.engine";
+    m.attr("ABI_VERSION") = ABI_VERSION;
+    nb::class_<Tables>(m, "Tables")
+        .def_prop_ro("n_actions", [](const Tables& t) { return t.n_actions; });
+    m.def("make_tables", &make_tables, "Tables from the dict of evenstar_env.native.export");
+    m.def("layout", []() {
+        nb::dict d;
+#define O(x) d[#x] = offsetof(State, x);
+        O(inf_us) O(inf_cn) O(tracks) O(non_realignable) O(vp) O(reserves) O(card_loc) O(hist_loc)
+        O(event_played) O(event_side) O(revealed) O(spare_used) O(vp_source) O(misc) O(rng)
+        O(forced) O(n_forced) O(over) O(has_result) O(result) O(depth) O(has_pending)
+        O(p_player) O(p_kind) O(p_nlegal) O(p_ctx) O(p_frame) O(p_legal) O(stack)
+#undef O
+        d["itemsize"] = sizeof(State);
+        d["MAXN"] = MAXN; d["MAXC"] = MAXC; d["MAXH"] = MAXH; d["MAXSP"] = MAXSP;
+        d["MAXVP"] = MAXVP; d["MAXSTACK"] = MAXSTACK; d["MAXLEGAL"] = MAXLEGAL;
+        d["MAXFORCED"] = MAXFORCED; d["MAXSEQ"] = MAXSEQ; d["N_MISC"] = N_MISC;
+        return d;
+    });
+    m.def("random_games", &random_games, nb::arg("tables"), nb::arg("seed"), nb::arg("n_games"));
+    nb::class_<Engine>(m, "Engine")
+        .def(nb::init<std::shared_ptr<Tables>>())
+        .def("reset", &Engine::reset)
+        .def("step", &Engine::step)
+        .def("run", &Engine::run)
+        .def("refresh", &Engine::refresh)
+        .def("clone", &Engine::clone)
+        .def("copy_from", [](Engine& e, const Engine& o) {
+            std::memcpy(e.s.get(), o.s.get(), sizeof(State));
+        })
+        .def("state_bytes", [](Engine& e) {
+            size_t shape[1] = {sizeof(State)};
+            return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(
+                reinterpret_cast<uint8_t*>(e.s.get()), 1, shape, nb::handle());
+        }, nb::rv_policy::reference_internal)
+        .def("legal", [](const Engine& e) {
+            auto* data = new int64_t[size_t(e.s->has_pending ? e.s->p_nlegal : 0) + 1];
+            size_t n = e.s->has_pending ? size_t(e.s->p_nlegal) : 0;
+            for (size_t k = 0; k < n; ++k) data[k] = e.s->p_legal[k];
+            nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int64_t*>(p); });
+            size_t shape[1] = {n};
+            return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(data, 1, shape, owner);
+        })
+        .def("is_over", [](const Engine& e) { return e.s->over != 0; })
+        .def("player", [](const Engine& e) { return e.s->has_pending ? e.s->p_player : -1; })
+        .def("can_happen", [](const Engine& e, int card, int executor) {
+            return Machine(*e.t, *e.s).can_happen(card, executor);
+        })
+        .def("risks_total_war", [](const Engine& e, int card, int p) {
+            return Machine(*e.t, *e.s).risks_total_war(card, p);
+        })
+        .def("add_forced", [](Engine& e, std::vector<int> dice) {
+            for (int d : dice) {
+                if (e.s->n_forced >= MAXFORCED) throw EngineError("too many forced dice");
+                e.s->forced[e.s->n_forced++] = d;
+            }
+        });
+}
