@@ -58,8 +58,8 @@ class NativeState:
     def __init__(self, engine: Any, content: Content) -> None:
         self.engine = engine
         self.codec = codec_for(content)
-        r = engine.state_bytes().view(state_dtype())[0]
-        self._r = r
+        self._arr = engine.state_bytes().view(state_dtype())
+        r = self._r = self._arr[0]
         c = content
         nvp = len(c.region_names) + len(c.subregion_names) + len(VP_SOURCES)
         self.inf_us = r["inf_us"][: c.n]
@@ -137,7 +137,7 @@ class NativeState:
 
     def load(self, d: dict[str, Any]) -> None:
         """Write a State.to_dict() into the native state; ValueError if not representable."""
-        r, codec = self._r, self.codec
+        codec = self.codec
         fresh = np.zeros((), dtype=state_dtype())
         for name in ARRAYS:
             view = getattr(self, name)
@@ -175,13 +175,13 @@ class NativeState:
         if len(rng) != 3 or any(not 0 <= x < 2**64 for x in rng):
             raise ValueError("rng must be three 64-bit stream states")
         # All checked: write.
-        r[...] = fresh
+        self._arr[0] = fresh
         for name in ARRAYS:
             getattr(self, name)[...] = np.asarray(d[name])
         self.misc[:] = misc
         self.rng = rng
         self.forced = [int(x) for x in d["forced"]]
-        r["over"] = int(bool(d["over"]))
+        self._r["over"] = int(bool(d["over"]))
 
 
 def _lists(x: Any) -> Any:

@@ -1,0 +1,120 @@
+"""Native core benchmark: each figure a ratio to the Python engine measured in the same run.
+
+Backends are interleaved (Python, native, Python, native, ...) and every figure is the
+median of 5 rounds, because the machine is shared and noisy.  Figures:
+
+- uniform random play, decisions/s: Python Game, native Game driven from Python,
+  and an all-C++ loop (``evenstar_native.random_games``; its agent draws from its own
+  SplitMix64 stream, so its games are other random games of the same kind);
+- ``clone``, ``to_dict`` and ``from_dict`` in microseconds.
+
+Usage: python benchmarks/bench_native.py [--games N] [--out PATH]
+(default out: benchmarks/results/native.json)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+import evenstar_native
+import numpy as np
+from common import machine, write_results
+
+from evenstar_env import Game
+from evenstar_env.content import load_content
+from evenstar_env.native import tables_for
+
+ROUNDS = 5
+
+
+def play(backend: str, seeds: range) -> tuple[int, float]:
+    """Uniform random play through the public API: (decisions, seconds)."""
+    decisions = 0
+    t0 = time.perf_counter()
+    for seed in seeds:
+        g = Game(seed, backend=backend)
+        rng = np.random.default_rng(seed)
+        while not g.is_over:
+            legal = g.legal_actions()
+            g.step(int(legal[rng.integers(legal.size)]))
+            decisions += 1
+    return decisions, time.perf_counter() - t0
+
+
+def all_cpp(seed: int, n_games: int) -> tuple[int, float]:
+    tables = tables_for(load_content())
+    t0 = time.perf_counter()
+    _, decisions = evenstar_native.random_games(tables, seed, n_games)
+    return decisions, time.perf_counter() - t0
+
+
+def per_call_us(fn, n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+def mid_game(backend: str) -> Game:
+    """A cautious-looking mid-game position (turn 2 or later when the game lasts)."""
+    g = Game(7, backend=backend)
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        if g.is_over:
+            break
+        legal = g.legal_actions()
+        g.step(int(legal[rng.integers(legal.size)]))
+    return g
+
+
+def median(xs: list[float]) -> float:
+    return float(statistics.median(xs))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100, help="games per round and backend")
+    ap.add_argument("--out", type=Path,
+                    default=Path(__file__).parent / "results" / "native.json")
+    args = ap.parse_args()
+    rates: dict[str, list[float]] = {"python": [], "native": [], "cpp": []}
+    costs: dict[str, list[float]] = {}
+    for r in range(ROUNDS):
+        seeds = range(r * args.games, (r + 1) * args.games)
+        for backend in ("python", "native"):
+            d, dt = play(backend, seeds)
+            rates[backend].append(d / dt)
+        d, dt = all_cpp(r, args.games * 20)
+        rates["cpp"].append(d / dt)
+        for backend in ("python", "native"):
+            g = mid_game(backend)
+            snap = g.to_dict()
+            n = 2000 if backend == "native" else 500
+            for name, fn in (("clone", g.clone), ("to_dict", g.to_dict),
+                             ("from_dict", lambda s=snap, b=backend: Game.from_dict(s, backend=b))):
+                calls = n if name == "clone" else n // 4
+                costs.setdefault(f"{name}_{backend}", []).append(per_call_us(fn, calls))
+    dps = {k: round(median(v)) for k, v in rates.items()}
+    us = {k: round(median(v), 2) for k, v in costs.items()}
+    out = {
+        "machine": machine(), "load_avg": os.getloadavg(), "rounds": ROUNDS,
+        "games_per_round": args.games,
+        "decisions_per_s": {"python_game": dps["python"], "native_game": dps["native"],
+                            "all_cpp_loop": dps["cpp"]},
+        "ratio_to_python": {"native_game": round(dps["native"] / dps["python"], 1),
+                            "all_cpp_loop": round(dps["cpp"] / dps["python"], 1),
+                            **{f"{k}_speedup": round(us[f"{k}_python"] / us[f"{k}_native"], 1)
+                               for k in ("clone", "to_dict", "from_dict")}},
+        "microseconds": us,
+    }
+    for k, v in out.items():
+        print(f"{k}: {v}")
+    write_results(out, args.out)
+
+
+if __name__ == "__main__":
+    main()

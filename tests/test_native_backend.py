@@ -1,0 +1,64 @@
+"""The backend switch: defaults, the one warning, and the generated native names."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from evenstar_env import Game, native
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_backend_names_and_types() -> None:
+    assert Game(0, backend="python").backend == "python"
+    assert Game(0, backend="native").backend == "native"
+    with pytest.raises(ValueError, match="backend"):
+        Game(0, backend="cuda")
+
+
+def test_log_needs_the_python_engine() -> None:
+    assert Game(0, log=True).backend == "python"  # the default never refuses a log
+    with pytest.raises(ValueError, match="log"):
+        Game(0, backend="native", log=True)
+
+
+def test_one_warning_when_the_default_is_native_but_not_built(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native, "core", lambda: None)
+    monkeypatch.setattr(native, "_warned", False)
+    monkeypatch.setenv("EVENSTAR_BACKEND", "native")
+    with pytest.warns(RuntimeWarning, match="not built") as record:
+        assert Game(0).backend == "python"
+        assert Game(1).backend == "python"
+    assert len(record) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert Game(0, backend="python").backend == "python"  # asked for: no warning
+    with pytest.raises(ImportError, match="native"):
+        Game(0, backend="native")
+
+
+def test_env_variable_picks_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVENSTAR_BACKEND", "native")
+    assert Game(0).backend == "native"
+    monkeypatch.setenv("EVENSTAR_BACKEND", "python")
+    assert Game(0).backend == "python"
+
+
+def test_native_names_header_is_current() -> None:
+    """native/src/cpp/names_gen.h follows the Python registries (frames, effects, kinds)."""
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_native_names.py"),
+                           "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_python_frame_has_a_native_schema() -> None:
+    from evenstar_env.native.frames import FRAME_SCHEMA
+    from evenstar_env.native.names import frame_names
+
+    assert set(frame_names()) == set(FRAME_SCHEMA)
