@@ -3,16 +3,21 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-slow bench bench-agents lint clean
+.PHONY: setup demo test test-slow test-asan bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: $(BIN)/python pyproject.toml
+$(VENV)/.installed: $(BIN)/python pyproject.toml native/pyproject.toml
 	# CPU torch first, so that nothing pulls CUDA builds (design card).
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e ".[train,dev]"
+	# The native core (docs/native.md): C++17 built by scikit-build-core; edits to
+	# native/src rebuild on the next import.
+	$(BIN)/pip install -q scikit-build-core nanobind ninja
+	$(BIN)/pip install -q --no-build-isolation -Ceditable.rebuild=true \
+		-Cbuild-dir=build/editable -e native
 	touch $@
 
 setup: $(VENV)/.installed
@@ -26,10 +31,18 @@ test: setup
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow
 
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the native core, run on
+# lockstep games against the Python engine (docs/native.md).
+test-asan: setup
+	$(BIN)/python scripts/native_asan.py --random 2000 --cautious 50
+
 bench: setup
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_env.py
 	$(BIN)/python benchmarks/bench_cards.py
+
+bench-native: setup
+	$(BIN)/python benchmarks/bench_native.py
 
 bench-agents: setup
 	$(BIN)/python benchmarks/bench_agents.py --agents random heuristic ismcts ppo --games 2 --seed 1001

@@ -114,8 +114,19 @@ class NativeState:
 
     @property
     def stack(self) -> list[tuple]:
+        """The frames as tuples; a live list: changing it writes the native stack."""
         to = self.codec.to_tuple
-        return [to(f) for f in self._r["stack"][: int(self._r["depth"])]]
+        return _LiveStack(self, [to(f) for f in self._r["stack"][: int(self._r["depth"])]])
+
+    @stack.setter
+    def stack(self, frames: list[tuple]) -> None:
+        fresh = np.zeros(len(self._r["stack"]), dtype=FRAME_DTYPE)
+        if len(frames) > len(fresh):
+            raise ValueError("frame stack too deep for the native core")
+        for k, f in enumerate(frames):
+            self.codec.to_record(tuple(f), fresh[k])
+        self._r["stack"][:] = fresh
+        self._r["depth"] = len(frames)
 
     @property
     def pending(self) -> tuple | None:
@@ -124,6 +135,40 @@ class NativeState:
             return None
         return self.codec.pending(r["p_frame"], r["p_player"], int(r["p_kind"]),
                                   r["p_legal"][: int(r["p_nlegal"])], r["p_ctx"])
+
+    @pending.setter
+    def pending(self, pend: tuple | None) -> None:
+        fresh = np.zeros((), dtype=state_dtype())
+        if pend is not None:
+            self._write_pending(pend, fresh)
+        for k in ("has_pending", "p_player", "p_kind", "p_nlegal", "p_ctx", "p_frame", "p_legal"):
+            self._r[k] = fresh[k]
+
+    def _write_pending(self, pend: tuple, fresh: Any) -> None:
+        codec = self.codec
+        frame, player, kind, legal, ctx = pend
+        codec.to_record(_tuples(frame), fresh["p_frame"])
+        if kind not in codec.kind_index:
+            raise ValueError(f"unknown decision kind {kind!r}")
+        if len(legal) > len(fresh["p_legal"]):
+            raise ValueError("too many legal actions for the native core")
+        fresh["has_pending"] = 1
+        fresh["p_player"] = int(player)
+        fresh["p_kind"] = codec.kind_index[kind]
+        fresh["p_nlegal"] = len(legal)
+        fresh["p_legal"][: len(legal)] = legal
+        fresh["p_ctx"] = codec.pending_ctx(kind, ctx)
+
+    def copy(self) -> State:
+        """A Python State snapshot of this state."""
+        return State.from_dict(self.to_dict())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (State, NativeState)):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
 
     # ------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
@@ -153,20 +198,8 @@ class NativeState:
         for k, f in enumerate(stack):
             codec.to_record(_tuples(f), fresh["stack"][k])
         fresh["depth"] = len(stack)
-        pend = d["pending"]
-        if pend is not None:
-            frame, player, kind, legal, ctx = pend
-            codec.to_record(_tuples(frame), fresh["p_frame"])
-            if kind not in codec.kind_index:
-                raise ValueError(f"unknown decision kind {kind!r}")
-            if len(legal) > len(fresh["p_legal"]):
-                raise ValueError("too many legal actions for the native core")
-            fresh["has_pending"] = 1
-            fresh["p_player"] = int(player)
-            fresh["p_kind"] = codec.kind_index[kind]
-            fresh["p_nlegal"] = len(legal)
-            fresh["p_legal"][: len(legal)] = legal
-            fresh["p_ctx"] = codec.pending_ctx(kind, ctx)
+        if d["pending"] is not None:
+            self._write_pending(d["pending"], fresh)
         if d["result"] is not None:
             winner, reason = d["result"]
             fresh["has_result"] = 1
@@ -184,6 +217,32 @@ class NativeState:
         self._r["over"] = int(bool(d["over"]))
 
 
+class _LiveStack(list):
+    """The frame stack as a list whose changes are written back to the native state."""
+
+    def __init__(self, owner: NativeState, frames: list[tuple]) -> None:
+        super().__init__(frames)
+        self._owner = owner
+
+    def _sync(self) -> None:
+        self._owner.stack = list(self)
+
+
+def _live(name: str) -> Any:
+    method = getattr(list, name)
+
+    def wrapper(self: _LiveStack, *args: Any) -> Any:
+        out = method(self, *args)
+        self._sync()
+        return self if name == "__iadd__" else out
+    return wrapper
+
+
+for _name in ("append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort",
+              "__setitem__", "__delitem__", "__iadd__"):
+    setattr(_LiveStack, _name, _live(_name))
+
+
 def _lists(x: Any) -> Any:
     if isinstance(x, (tuple, list)):
         return [_lists(v) for v in x]
@@ -199,10 +258,29 @@ def _tuples(x: Any) -> Any:
 
 
 class NativeMachine(Machine):
-    """The Python Machine's read-only helpers over a native state (run/apply go native)."""
+    """The Python Machine's read-only helpers over a native state (run/apply go native).
+
+    ``trace``: set a list here and the chance outcomes (("die", d), ("draw", card)) of
+    every later step are appended to it, as the Python Machine does."""
+
+    @property
+    def trace(self) -> list[tuple[str, int]] | None:
+        return self._trace
+
+    @trace.setter
+    def trace(self, value: list[tuple[str, int]] | None) -> None:
+        self._trace = value
+        self.s.engine.set_tracing(value is not None)
+
+    def sync_trace(self) -> None:
+        if self._trace is not None:
+            flat = self.s.engine.take_trace()
+            self._trace.extend((("die", "draw")[flat[k]], flat[k + 1])
+                               for k in range(0, len(flat), 2))
 
     def run(self) -> None:
         self.s.engine.run()
+        self.sync_trace()
 
     def apply(self, action: int) -> None:
         raise RuntimeError("NativeMachine.apply: use Game.step")
@@ -258,8 +336,11 @@ class NativeGame(Game):
             a = operator.index(action)
         except TypeError:
             raise IllegalActionError(f"action {action!r} is not an integer") from None
-        code = self._m.s.engine.step(a) if -(2**62) < a < 2**62 else 2
+        m = self._m
+        code = m.s.engine.step(a) if -(2**62) < a < 2**62 else 2
         if code == 0:
+            if m._trace is not None:
+                m.sync_trace()
             return
         if code == 1:
             raise IllegalActionError(f"the game is over; action {a} cannot be applied")
@@ -280,6 +361,7 @@ class NativeGame(Game):
 
     def _refresh(self) -> None:
         self._m.s.engine.refresh()
+        self._m.sync_trace()
 
     @property
     def turn(self) -> int:

@@ -48,6 +48,14 @@ std::shared_ptr<Tables> make_tables(nb::dict d) {
 struct Engine {
     std::shared_ptr<Tables> t;
     std::unique_ptr<State> s;
+    bool tracing = false;
+    std::vector<int32_t> trace;
+
+    Machine machine() {
+        Machine m(*t, *s);
+        if (tracing) m.trace = &trace;
+        return m;
+    }
 
     explicit Engine(std::shared_ptr<Tables> tables) : t(std::move(tables)), s(new State()) {
         std::memset(s.get(), 0, sizeof(State));
@@ -65,17 +73,17 @@ struct Engine {
         bool ok = false;
         for (int k = 0; k < s->p_nlegal && !ok; ++k) ok = s->p_legal[k] == a;
         if (!ok) return 3;
-        Machine m(*t, *s);
+        Machine m = machine();
         m.apply(int(a));
         m.run();
         return 0;
     }
 
-    void run() { Machine(*t, *s).run(); }
+    void run() { machine().run(); }
 
     void refresh() {
         if (!s->has_pending) return;
-        Machine m(*t, *s);
+        Machine m = machine();
         m.push1(s->p_frame);
         s->has_pending = 0;
         m.run();
@@ -169,6 +177,12 @@ NB_MODULE(_core, m) {
         })
         .def("risks_total_war", [](const Engine& e, int card, int p) {
             return Machine(*e.t, *e.s).risks_total_war(card, p);
+        })
+        .def("set_tracing", [](Engine& e, bool on) { e.tracing = on; e.trace.clear(); })
+        .def("take_trace", [](Engine& e) {
+            std::vector<int32_t> out;
+            out.swap(e.trace);
+            return out;
         })
         .def("add_forced", [](Engine& e, std::vector<int> dice) {
             for (int d : dice) {

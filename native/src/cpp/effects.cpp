@@ -219,10 +219,8 @@ void Machine::pick_resume(const Frame& f, int a) {
 // ------------------------------------------------------------ cards
 int Machine::draw_cards(int p, int k) {
     int pile[MAXC], np = 0, drawn = 0;
-    bool fresh = false;
     while (drawn < k) {
         if (np == 0) {
-            (void)fresh;
             for (int i = 0; i < t.nc; ++i)
                 if (s.card_loc[i] == DRAW) pile[np++] = i;
             if (np == 0) {
@@ -238,6 +236,7 @@ int Machine::draw_cards(int p, int k) {
         for (int q = j; q < np - 1; ++q) pile[q] = pile[q + 1];
         np--;
         s.card_loc[card] = int8_t(HAND_USA + p);
+        if (trace) trace->insert(trace->end(), {1, card});
         drawn++;
     }
     return drawn;

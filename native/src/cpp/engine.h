@@ -170,6 +170,7 @@ struct EngineError : std::runtime_error {
 struct Machine {
     const Tables& t;
     State& s;
+    std::vector<int32_t>* trace = nullptr;  // chance outcomes (kind, value): 0 die, 1 draw
     Machine(const Tables& tables, State& state) : t(tables), s(state) {}
 
     // running

@@ -177,13 +177,16 @@ void Machine::activate_rw() {
 }
 
 int Machine::roll() {
+    int d;
     if (s.n_forced > 0) {
-        int d = s.forced[0];
+        d = s.forced[0];
         std::memmove(s.forced, s.forced + 1, sizeof(int32_t) * size_t(s.n_forced - 1));
         s.forced[--s.n_forced] = 0;
-        return d;
+    } else {
+        d = below(6, 0) + 1;
     }
-    return below(6, 0) + 1;
+    if (trace) trace->insert(trace->end(), {0, d});
+    return d;
 }
 
 int Machine::below(int n, int stream) {

@@ -1,0 +1,93 @@
+"""Build the native core with AddressSanitizer + UBSan and run lockstep games on it.
+
+Builds native/ with -DEVENSTAR_SANITIZE=ON into build/asan, then re-executes itself
+with libasan preloaded (Python is not built with ASan), loads that build in place of
+the installed one, and plays lockstep games against the Python engine
+(tests/native_lockstep.py).  Any sanitizer report aborts with a non-zero status.
+
+Usage: python scripts/native_asan.py [--random N] [--cautious N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build" / "asan"
+
+
+def build() -> Path:
+    import nanobind
+
+    subprocess.run(["cmake", "-S", str(ROOT / "native"), "-B", str(BUILD), "-G", "Ninja",
+                    "-DEVENSTAR_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                    f"-DPython_EXECUTABLE={sys.executable}",
+                    f"-Dnanobind_DIR={nanobind.cmake_dir()}"], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", str(BUILD)], check=True)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    return BUILD / f"_core{suffix}"
+
+
+def load(path: Path) -> None:
+    """Make `import evenstar_native` give the sanitizer build."""
+    spec = importlib.util.spec_from_file_location("evenstar_native._core", path)
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    pkg = types.ModuleType("evenstar_native")
+    pkg.__path__ = []
+    for name in ("ABI_VERSION", "Engine", "Tables", "layout", "make_tables", "random_games"):
+        setattr(pkg, name, getattr(core, name))
+    pkg._core = core
+    sys.modules["evenstar_native"] = pkg
+    sys.modules["evenstar_native._core"] = core
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--random", type=int, default=2000)
+    ap.add_argument("--cautious", type=int, default=50)
+    args = ap.parse_args()
+    if os.environ.get("EVENSTAR_ASAN_CHILD") != "1":
+        path = build()
+        libasan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
+                                 text=True, check=True).stdout.strip()
+        env = dict(os.environ, EVENSTAR_ASAN_CHILD="1", LD_PRELOAD=libasan,
+                   ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
+                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
+                   EVENSTAR_ASAN_LIB=str(path))
+        return subprocess.run([sys.executable, __file__, *sys.argv[1:]], env=env).returncode
+    load(Path(os.environ["EVENSTAR_ASAN_LIB"]))
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+    from native_lockstep import lockstep
+
+    from evenstar_env.native.export import export  # noqa: F401  (the tables, on ASan)
+
+    t0 = time.time()
+    steps = 0
+    for seed in range(args.random):
+        steps += lockstep(300_000 + seed, "random")
+    for seed in range(args.cautious):
+        steps += lockstep(400_000 + seed, "cautious")
+    import evenstar_native
+
+    from evenstar_env.content import load_content
+    from evenstar_env.native import tables_for
+
+    games, decisions = evenstar_native.random_games(tables_for(load_content()), 7, 5000)
+    print(f"sanitizer build: {args.random} random + {args.cautious} cautious lockstep games "
+          f"({steps} steps) and {games} all-C++ games ({decisions} decisions) with no report, "
+          f"{time.time() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
