@@ -6,7 +6,8 @@ median of 5 rounds, because the machine is shared and noisy.  Figures:
 - uniform random play, decisions/s: Python Game, native Game driven from Python,
   and an all-C++ loop (``evenstar_native.random_games``; its agent draws from its own
   SplitMix64 stream, so its games are other random games of the same kind);
-- ``clone``, ``to_dict`` and ``from_dict`` in microseconds.
+- ``clone`` (``Game.clone``; for native also ``Engine.clone`` from Python and a state
+  copy inside C++), ``to_dict`` and ``from_dict`` in microseconds.
 
 Usage: python benchmarks/bench_native.py [--games N] [--out PATH]
 (default out: benchmarks/results/native.json)
@@ -94,6 +95,10 @@ def main() -> None:
             g = mid_game(backend)
             snap = g.to_dict()
             n = 2000 if backend == "native" else 500
+            engine = getattr(g._m.s, "engine", None)
+            if engine is not None:  # the binding's own clone, and a clone inside C++
+                costs.setdefault("clone_engine_native", []).append(per_call_us(engine.clone, n))
+                costs.setdefault("clone_in_cpp_native", []).append(engine.clone_ns(10**6) / 1e3)
             for name, fn in (("clone", g.clone), ("to_dict", g.to_dict),
                              ("from_dict", lambda s=snap, b=backend: Game.from_dict(s, backend=b))):
                 calls = n if name == "clone" else n // 4

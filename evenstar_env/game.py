@@ -317,15 +317,14 @@ class Game:
         if d.get("content", fingerprint(content)) != fingerprint(content):
             raise ValueError(f"the snapshot was made with other game content "
                              f"({d['content']}, this is {fingerprint(content)})")
-        state = State.from_dict(d["state"])
         if cls is Game:
             from . import native
 
             if native.resolve(backend) == "native":
                 from .native.game import NativeGame
 
-                return NativeGame(content=content, _state=state)
-        return cls(content=content, _state=state)
+                return NativeGame.load(content, d["state"])
+        return cls(content=content, _state=State.from_dict(d["state"]))
 
     # ------------------------------------------------------------ status
     @property

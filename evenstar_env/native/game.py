@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..content import Content, load_content
+from ..engine.actions import ActionSpace
 from ..engine.constants import SIDES, VP_SOURCES
 from ..engine.machine import Machine
 from ..engine.rng import seed_streams
@@ -57,25 +58,23 @@ class NativeState:
 
     def __init__(self, engine: Any, content: Content) -> None:
         self.engine = engine
+        self.content = content
         self.codec = codec_for(content)
-        self._arr = engine.state_bytes().view(state_dtype())
-        r = self._r = self._arr[0]
-        c = content
-        nvp = len(c.region_names) + len(c.subregion_names) + len(VP_SOURCES)
-        self.inf_us = r["inf_us"][: c.n]
-        self.inf_cn = r["inf_cn"][: c.n]
-        self.non_realignable = r["non_realignable"][: c.n].view(bool)
-        self.tracks = r["tracks"][:9]
-        self.vp = r["vp"]
-        self.reserves = r["reserves"]
-        self.card_loc = r["card_loc"][: c.nc]
-        self.hist_loc = r["hist_loc"][: c.nh]
-        self.event_played = r["event_played"][: c.nc].view(bool)
-        self.event_side = r["event_side"][: c.nc]
-        self.revealed = r["revealed"][:, : c.nc].view(bool)
-        self.spare_used = r["spare_used"][: len(c.rules.spare_scoring)].view(bool)
-        self.vp_source = r["vp_source"][:, :nvp]
-        self.misc = r["misc"]
+
+    def __getattr__(self, name: str) -> Any:
+        """The numpy views, made on first use (a clone that is never read costs none)."""
+        if name == "_arr":
+            arr = self.engine.state_bytes().view(state_dtype())
+            self.__dict__["_arr"] = arr
+            return arr
+        if name == "_r":
+            r = self.__dict__["_r"] = self._arr[0]
+            return r
+        make = _VIEWS.get(name)
+        if make is None:
+            raise AttributeError(name)
+        view = self.__dict__[name] = make(self._r, self.content)
+        return view
 
     # ------------------------------------------------------------ scalars and lists
     @property
@@ -217,6 +216,29 @@ class NativeState:
         self._r["over"] = int(bool(d["over"]))
 
 
+def _n_vp(c: Content) -> int:
+    return len(c.region_names) + len(c.subregion_names) + len(VP_SOURCES)
+
+
+# State.ARRAYS and misc as views of the native struct, with the Python dtypes and shapes.
+_VIEWS = {
+    "inf_us": lambda r, c: r["inf_us"][: c.n],
+    "inf_cn": lambda r, c: r["inf_cn"][: c.n],
+    "non_realignable": lambda r, c: r["non_realignable"][: c.n].view(bool),
+    "tracks": lambda r, c: r["tracks"][:9],
+    "vp": lambda r, c: r["vp"],
+    "reserves": lambda r, c: r["reserves"],
+    "card_loc": lambda r, c: r["card_loc"][: c.nc],
+    "hist_loc": lambda r, c: r["hist_loc"][: c.nh],
+    "event_played": lambda r, c: r["event_played"][: c.nc].view(bool),
+    "event_side": lambda r, c: r["event_side"][: c.nc],
+    "revealed": lambda r, c: r["revealed"][:, : c.nc].view(bool),
+    "spare_used": lambda r, c: r["spare_used"][: len(c.rules.spare_scoring)].view(bool),
+    "vp_source": lambda r, c: r["vp_source"][:, : _n_vp(c)],
+    "misc": lambda r, c: r["misc"],
+}
+
+
 class _LiveStack(list):
     """The frame stack as a list whose changes are written back to the native state."""
 
@@ -289,6 +311,17 @@ class NativeMachine(Machine):
         return bool(self.s.engine.can_happen(int(card), int(executor)))
 
 
+def _machine(content: Content, engine: Any) -> NativeMachine:
+    """A NativeMachine over `engine` (Machine.__init__ without its per-call lookups)."""
+    m = object.__new__(NativeMachine)
+    m.c = content
+    m.s = NativeState(engine, content)
+    m.space = ActionSpace.for_content(content)
+    m.log_lines = None
+    m._trace = None
+    return m
+
+
 class NativeGame(Game):
     """A Game whose rules run in the native core (``Game(seed, backend="native")``)."""
 
@@ -300,7 +333,7 @@ class NativeGame(Game):
             raise ValueError("the native core keeps no text log: use backend='python' for log=True")
         self.content = content or load_content()
         engine = core().Engine(tables_for(self.content))
-        self._m = NativeMachine(self.content, NativeState(engine, self.content), False)
+        self._m = _machine(self.content, engine)
         if _state is not None:
             self._m.s.load(_state.to_dict())
             return
@@ -311,7 +344,14 @@ class NativeGame(Game):
     def _wrap(cls, content: Content, engine: Any) -> NativeGame:
         g = object.__new__(cls)
         g.content = content
-        g._m = NativeMachine(content, NativeState(engine, content), False)
+        g._m = _machine(content, engine)
+        return g
+
+    @classmethod
+    def load(cls, content: Content, state: dict[str, Any]) -> NativeGame:
+        """The game of a ``State.to_dict()`` (what ``Game.from_dict`` holds under "state")."""
+        g = cls._wrap(content, core().Engine(tables_for(content)))
+        g._m.s.load(state)
         return g
 
     @property
