@@ -2,8 +2,9 @@
 
 Both games get one seed; a seeded generator picks an index into ``legal_actions()``
 (or the cautious agent picks an action); every step compares the player, kind, legal
-actions, context and every state array, and every 16 steps and at the end the
-whole ``to_dict()`` (and its JSON text).
+actions, context, every state array and both players' observations (the Python
+encoder on the Python game, the C++ encoder on the native one, bit for bit), and
+every 16 steps and at the end the whole ``to_dict()`` (and its JSON text).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import numpy as np
 from agents.random_agent import CautiousRandomAgent
 from evenstar_env import Game
 from evenstar_env.engine.state import ARRAYS
+from evenstar_env.env.observation import encoder_for
+from evenstar_env.native.observation import observe_native
 
 
 def compare_step(py: Game, nat: Game, where: str) -> None:
@@ -39,6 +42,10 @@ def compare_step(py: Game, nat: Game, where: str) -> None:
     assert ps.rng == ns.rng, f"{where}: rng"
     assert ps.forced == ns.forced, f"{where}: forced"
     assert ps.result == ns.result, f"{where}: result"
+    enc = encoder_for(py.content)
+    for p in (0, 1):  # the Python encoder on Python, the C++ encoder on native: same bits
+        a, b = enc.encode(py._m, p), observe_native(nat, p)
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), f"{where}: observation {p}"
 
 
 def compare_full(py: Game, nat: Game, where: str) -> None:

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "engine.h"
+#include "observation.h"
 
 namespace nb = nanobind;
 using namespace evenstar;
@@ -144,6 +145,40 @@ std::pair<long, long> random_games(std::shared_ptr<Tables> t, uint64_t seed, lon
     return {n_games, decisions};
 }
 
+using F32Array = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
+using F32Out = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+std::vector<int> ints(nb::dict d, const char* name) {
+    auto a = nb::cast<I32Array>(d[name]);
+    return std::vector<int>(a.data(), a.data() + a.size());
+}
+
+std::shared_ptr<ObsSpec> make_obs_spec(nb::dict d) {
+    auto o = std::make_shared<ObsSpec>();
+    auto at = ints(d, "at");
+    if (at.size() != size_t(O_COUNT_)) throw EngineError("observation offsets: wrong count");
+    std::copy(at.begin(), at.end(), o->at);
+    auto st = nb::cast<F32Array>(d["static"]);
+    o->statics.assign(st.data(), st.data() + st.size());
+    o->size = int(o->statics.size());
+    auto sc = nb::cast<F32Array>(d["number_scale"]);
+    o->number_scale.assign(sc.data(), sc.data() + sc.size());
+    auto inf = nb::cast<F32Array>(d["inf_scale"]);
+    if (inf.size() != 2) throw EngineError("inf_scale: two values");
+    o->inf_pos = inf.data()[0];
+    o->inf_neg = inf.data()[1];
+    o->misc_items = ints(d, "misc_items");
+    o->threat = ints(d, "threat");
+    o->kind_index = ints(d, "kind_index");
+    o->card_slot = ints(d, "card_slot");
+    o->ops_slot = ints(d, "ops_slot");
+    o->hist_slot = ints(d, "hist_slot");
+    o->countries = ints(d, "countries");
+    if (o->number_scale.size() != 9 + 2 + 2 + o->misc_items.size() + 2)
+        throw EngineError("observation numbers block: wrong size");
+    return o;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -166,6 +201,8 @@ NB_MODULE(_core, m) {
         d["MAXFORCED"] = MAXFORCED; d["MAXSEQ"] = MAXSEQ; d["N_MISC"] = N_MISC;
         return d;
     });
+    nb::class_<ObsSpec>(m, "ObsSpec").def_ro("size", &ObsSpec::size);
+    m.def("make_obs_spec", &make_obs_spec, "ObsSpec from evenstar_env.native.observation");
     m.def("random_games", &random_games, nb::arg("tables"), nb::arg("seed"), nb::arg("n_games"));
     nb::class_<Engine>(m, "Engine")
         .def(nb::init<std::shared_ptr<Tables>>())
@@ -203,6 +240,11 @@ NB_MODULE(_core, m) {
             out.swap(e.trace);
             return out;
         })
+        .def("encode", [](Engine& e, const ObsSpec& o, int p, F32Out out) {
+            if (int(out.shape(0)) != o.size) throw EngineError("observation buffer size");
+            if (p != 0 && p != 1) throw EngineError("player is 0 or 1");
+            encode(*e.t, *e.s, o, p, out.data());
+        }, "the observation of player p, written into out (float32, size ObsSpec.size)")
         .def("add_forced", [](Engine& e, std::vector<int> dice) {
             for (int d : dice) {
                 if (e.s->n_forced >= MAXFORCED) throw EngineError("too many forced dice");
