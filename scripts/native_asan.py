@@ -44,7 +44,7 @@ def load(path: Path) -> None:
     spec.loader.exec_module(core)
     pkg = types.ModuleType("evenstar_native")
     pkg.__path__ = []
-    for name in ("ABI_VERSION", "Engine", "ObsSpec", "Tables", "layout", "make_obs_spec",
+    for name in ("ABI_VERSION", "Batch", "Engine", "ObsSpec", "Tables", "layout", "make_obs_spec",
                  "make_tables", "random_games"):
         setattr(pkg, name, getattr(core, name))
     pkg._core = core

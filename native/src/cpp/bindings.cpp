@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "observation.h"
+#include "batch.h"
 
 namespace nb = nanobind;
 using namespace evenstar;
@@ -201,6 +202,39 @@ NB_MODULE(_core, m) {
         d["MAXFORCED"] = MAXFORCED; d["MAXSEQ"] = MAXSEQ; d["N_MISC"] = N_MISC;
         return d;
     });
+    nb::class_<Batch>(m, "Batch")
+        .def(nb::init<std::shared_ptr<Tables>, std::shared_ptr<ObsSpec>, int, uint64_t, int>(),
+             nb::arg("tables"), nb::arg("spec"), nb::arg("n"), nb::arg("seed"),
+             nb::arg("threads") = 1)
+        .def("reset", &Batch::reset, nb::call_guard<nb::gil_scoped_release>())
+        .def("step", [](Batch& b, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig,
+                                              nb::device::cpu> actions) {
+            if (int(actions.shape(0)) != b.n) throw EngineError("one action per game");
+            const int64_t* a = actions.data();
+            nb::gil_scoped_release release;
+            b.step(a);
+        }, "apply one action per game (GIL released); finished games restart on the next step")
+        .def_ro("n", &Batch::n)
+        .def("views", [](Batch& b) {
+            nb::handle self = nb::find(&b);
+            size_t n = size_t(b.n), size = size_t(b.spec->size), na = size_t(b.t->n_actions);
+            nb::dict d;
+            d["obs"] = nb::ndarray<nb::numpy, float, nb::ndim<2>>(b.obs.data(), {n, size}, self);
+            d["mask"] = nb::ndarray<nb::numpy, uint8_t, nb::ndim<2>>(b.mask.data(), {n, na}, self);
+            d["player"] = nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>(b.player.data(), {n}, self);
+            d["done"] = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(b.done.data(), {n}, self);
+            d["winner"] = nb::ndarray<nb::numpy, int8_t, nb::ndim<1>>(b.winner.data(), {n}, self);
+            d["vp"] = nb::ndarray<nb::numpy, int32_t, nb::ndim<2>>(b.vp.data(), {n, 2}, self);
+            d["error"] = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(b.error.data(), {n}, self);
+            d["seed"] = nb::ndarray<nb::numpy, uint64_t, nb::ndim<1>>(b.seeds.data(), {n}, self);
+            return d;
+        }, "zero-copy numpy views of the output buffers")
+        .def("game", [](const Batch& b, int i) {
+            if (i < 0 || i >= b.n) throw EngineError("no such game");
+            Engine e(b.t, false);
+            std::memcpy(e.s.get(), &b.states[size_t(i)], sizeof(State));
+            return e;
+        }, "a copy of game i as an Engine");
     nb::class_<ObsSpec>(m, "ObsSpec").def_ro("size", &ObsSpec::size);
     m.def("make_obs_spec", &make_obs_spec, "ObsSpec from evenstar_env.native.observation");
     m.def("random_games", &random_games, nb::arg("tables"), nb::arg("seed"), nb::arg("n_games"));

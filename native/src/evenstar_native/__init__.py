@@ -3,6 +3,7 @@
 
 from ._core import (
     ABI_VERSION,
+    Batch,
     Engine,
     ObsSpec,
     Tables,
@@ -12,5 +13,5 @@ from ._core import (
     random_games,
 )
 
-__all__ = ["ABI_VERSION", "Engine", "ObsSpec", "Tables", "layout", "make_obs_spec",
+__all__ = ["ABI_VERSION", "Batch", "Engine", "ObsSpec", "Tables", "layout", "make_obs_spec",
            "make_tables", "random_games"]

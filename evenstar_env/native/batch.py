@@ -1,0 +1,64 @@
+"""`NativeBatch`: N games in one native object, stepped with an array of actions.
+
+The building block of the vector env's native backend (the research-interface
+issue): observations and masks are written into preallocated arrays (zero-copy
+numpy views, ``N x obs`` float32 and ``N x actions`` uint8), the GIL is released
+while stepping, and worker threads are optional.
+
+Seeds: slot ``i``'s ``k``-th game has seed ``seed + i + k * n`` (as ``Game(seed)``),
+so results do not depend on the thread count.  A step that ends a game sets
+``done[i]``, ``winner[i]`` (0 US, 1 China, -1 draw) and the final ``vp``; the slot's
+next step ignores its action and starts the next game (autoreset).  An illegal action
+sets ``error[i]`` and changes nothing.  ``obs[i]`` and ``mask[i]`` are those of the
+player to move (``player[i]``); zero rows when the game is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..content import Content, load_content
+from . import core, tables_for
+from .observation import spec_for
+
+
+class NativeBatch:
+    """N games stepped together in C++ (see the module docstring)."""
+
+    def __init__(self, n: int, seed: int = 0, threads: int = 1,
+                 content: Content | None = None) -> None:
+        self.content = content or load_content()
+        if not 0 <= seed < 2**64 - 2**32:
+            raise ValueError("seed must be a non-negative 64-bit integer")
+        self._b = core().Batch(tables_for(self.content), spec_for(self.content), int(n),
+                               int(seed), int(threads))
+        self.n = int(n)
+        v = self._b.views()
+        self.obs: np.ndarray = v["obs"]
+        self.mask: np.ndarray = v["mask"]
+        self.player: np.ndarray = v["player"]
+        self.done: np.ndarray = v["done"]
+        self.winner: np.ndarray = v["winner"]
+        self.vp: np.ndarray = v["vp"]
+        self.error: np.ndarray = v["error"]
+        self.seed: np.ndarray = v["seed"]
+        self._b.reset()
+
+    def reset(self) -> None:
+        """Start every slot's first game again."""
+        self._b.reset()
+
+    def step(self, actions: Any) -> None:
+        """One action per game (int64 array of length n); outputs are updated in place."""
+        a = np.ascontiguousarray(actions, dtype=np.int64)
+        if a.shape != (self.n,):
+            raise ValueError(f"actions must have shape ({self.n},), not {a.shape}")
+        self._b.step(a)
+
+    def game(self, i: int) -> Any:
+        """A copy of slot i's game as a native Game (for inspection and tests)."""
+        from .game import NativeGame
+
+        return NativeGame._wrap(self.content, self._b.game(int(i)))

@@ -1,0 +1,117 @@
+// Batched stepping: N games, autoreset, per-slot seeds, optional worker threads.
+#include "batch.h"
+
+#include <cstring>
+#include <algorithm>
+#include <exception>
+#include <thread>
+
+namespace evenstar {
+
+uint64_t game_seed_state(uint64_t seed) { return seed * 0x2545F4914F6CDD1Dull + 0x1234567ull; }
+
+Batch::Batch(std::shared_ptr<Tables> tables, std::shared_ptr<ObsSpec> obs_spec, int n_games,
+             uint64_t seed, int n_threads)
+    : t(std::move(tables)), spec(std::move(obs_spec)), n(n_games), threads(n_threads),
+      base_seed(seed), states(size_t(n_games)), resets(size_t(n_games), 0),
+      obs(size_t(n_games) * size_t(spec->size)), mask(size_t(n_games) * size_t(t->n_actions)),
+      player(size_t(n_games)), done(size_t(n_games)), winner(size_t(n_games)),
+      vp(size_t(n_games) * 2), error(size_t(n_games)), seeds(size_t(n_games)) {
+    if (n_games <= 0) throw EngineError("a batch needs at least one game");
+    if (threads < 1) threads = 1;
+}
+
+// Slot i's k-th game has seed base + i + k * n: the same games whatever the threads.
+void Batch::start(int i) {
+    uint64_t seed = base_seed + uint64_t(i) + resets[size_t(i)] * uint64_t(n);
+    resets[size_t(i)]++;
+    seeds[size_t(i)] = seed;
+    uint64_t base = game_seed_state(seed), r[3];
+    for (auto& x : r) x = splitmix_next(base);
+    new_game(*t, states[size_t(i)], r);
+}
+
+void Batch::write(int i) {
+    State& s = states[size_t(i)];
+    size_t k = size_t(i);
+    uint8_t* m = mask.data() + k * size_t(t->n_actions);
+    std::memset(m, 0, size_t(t->n_actions));
+    vp[2 * k] = s.vp[0];
+    vp[2 * k + 1] = s.vp[1];
+    float* o = obs.data() + k * size_t(spec->size);
+    if (s.over) {
+        player[k] = -1;
+        winner[k] = int8_t(s.result[0]);
+        std::memset(o, 0, sizeof(float) * size_t(spec->size));
+        return;
+    }
+    player[k] = s.p_player;
+    winner[k] = -1;
+    for (int j = 0; j < s.p_nlegal; ++j) m[s.p_legal[j]] = 1;
+    encode(*t, s, *spec, s.p_player, o);
+}
+
+void Batch::reset() {
+    for (int i = 0; i < n; ++i) {
+        resets[size_t(i)] = 0;
+        start(i);
+        done[size_t(i)] = 0;
+        error[size_t(i)] = 0;
+        write(i);
+    }
+}
+
+void Batch::step_range(const int64_t* actions, int lo, int hi) {
+    for (int i = lo; i < hi; ++i) {
+        size_t k = size_t(i);
+        State& s = states[k];
+        error[k] = 0;
+        if (done[k] || s.over) {  // the step after the end starts the slot's next game
+            start(i);
+            done[k] = 0;
+            write(i);
+            continue;
+        }
+        int64_t a = actions[k];
+        bool ok = false;
+        for (int j = 0; j < s.p_nlegal && !ok; ++j) ok = s.p_legal[j] == a;
+        if (!ok) {
+            error[k] = 1;
+            continue;
+        }
+        Machine m(*t, s);
+        m.apply(int(a));
+        m.run();
+        done[k] = s.over ? 1 : 0;
+        write(i);
+    }
+}
+
+void Batch::step(const int64_t* actions) {
+    int k = std::min(threads, n);
+    if (k <= 1) {
+        step_range(actions, 0, n);
+        return;
+    }
+    std::vector<std::thread> pool;
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(k));
+    int chunk = (n + k - 1) / k;
+    for (int w = 1; w < k; ++w)
+        pool.emplace_back([&, w] {
+            try {
+                step_range(actions, w * chunk, std::min(n, (w + 1) * chunk));
+            } catch (...) {
+                errors[size_t(w)] = std::current_exception();
+            }
+        });
+    try {
+        step_range(actions, 0, std::min(n, chunk));
+    } catch (...) {
+        errors[0] = std::current_exception();
+    }
+    for (auto& th : pool) th.join();
+    for (auto& e : errors)
+        if (e) std::rethrow_exception(e);
+}
+
+}  // namespace evenstar
