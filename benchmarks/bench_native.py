@@ -7,7 +7,9 @@ median of 5 rounds, because the machine is shared and noisy.  Figures:
   and an all-C++ loop (``evenstar_native.random_games``; its agent draws from its own
   SplitMix64 stream, so its games are other random games of the same kind);
 - ``clone`` (``Game.clone``; for native also ``Engine.clone`` from Python and a state
-  copy inside C++), ``to_dict`` and ``from_dict`` in microseconds.
+  copy inside C++), ``to_dict`` and ``from_dict`` in microseconds;
+- batched stepping with observation and mask (``NativeBatch``, N = 64 and 256,
+  1 and 2 threads) against the same loop over N Python games with the Python encoder.
 
 Usage: python benchmarks/bench_native.py [--games N] [--out PATH]
 (default out: benchmarks/results/native.json)
@@ -27,6 +29,7 @@ from common import machine, write_results
 
 from evenstar_env import Game
 from evenstar_env.content import load_content
+from evenstar_env.env.observation import encoder_for
 from evenstar_env.native import tables_for
 
 ROUNDS = 5
@@ -72,6 +75,44 @@ def mid_game(backend: str) -> Game:
     return g
 
 
+def batch_rate(n: int, threads: int, steps: int) -> tuple[float, float]:
+    """NativeBatch: game-steps/s with observation and mask, (whole loop, step calls only);
+    the loop includes choosing a random legal action per game with numpy."""
+    from evenstar_env.native.batch import NativeBatch
+
+    b = NativeBatch(n, seed=11, threads=threads)
+    rng = np.random.default_rng(11)
+    in_step = 0.0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        acts = np.argmax(b.mask * rng.random(b.mask.shape, dtype=np.float32), axis=1)
+        t1 = time.perf_counter()
+        b.step(acts)
+        in_step += time.perf_counter() - t1
+    total = time.perf_counter() - t0
+    return n * steps / total, n * steps / in_step
+
+
+def python_vector_rate(n: int, steps: int) -> float:
+    """The same loop on N Python games: step, then the mover's observation and mask."""
+    games = [Game(11 + i, backend="python") for i in range(n)]
+    enc = encoder_for(games[0].content)
+    rng = np.random.default_rng(11)
+    done = 0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        for i, g in enumerate(games):
+            if g.is_over:
+                games[i] = g = Game(11 + i + n * (done := done + 1), backend="python")
+            else:
+                legal = g.legal_actions()
+                g.step(int(legal[rng.integers(legal.size)]))
+            if not g.is_over:
+                enc.encode(g._m, g.state.pending[1])
+                g.action_mask()
+    return n * steps / (time.perf_counter() - t0)
+
+
 def median(xs: list[float]) -> float:
     return float(statistics.median(xs))
 
@@ -84,6 +125,7 @@ def main() -> None:
     args = ap.parse_args()
     rates: dict[str, list[float]] = {"python": [], "native": [], "cpp": []}
     costs: dict[str, list[float]] = {}
+    batch: dict[str, list[float]] = {}
     for r in range(ROUNDS):
         seeds = range(r * args.games, (r + 1) * args.games)
         for backend in ("python", "native"):
@@ -99,11 +141,27 @@ def main() -> None:
             if engine is not None:  # the binding's own clone, and a clone inside C++
                 costs.setdefault("clone_engine_native", []).append(per_call_us(engine.clone, n))
                 costs.setdefault("clone_in_cpp_native", []).append(engine.clone_ns(10**6) / 1e3)
+            if engine is not None:  # the C++ encoder into a preallocated buffer
+                from evenstar_env.native.observation import observe_native
+
+                buf = np.empty(encoder_for(g.content).size, dtype=np.float32)
+                costs.setdefault("encode_native", []).append(
+                    per_call_us(lambda g=g, buf=buf: observe_native(g, 0, buf), n))
+            else:
+                costs.setdefault("encode_python", []).append(
+                    per_call_us(lambda g=g: encoder_for(g.content).encode(g._m, 0), n // 4))
             for name, fn in (("clone", g.clone), ("to_dict", g.to_dict),
                              ("from_dict", lambda s=snap, b=backend: Game.from_dict(s, backend=b))):
                 calls = n if name == "clone" else n // 4
                 costs.setdefault(f"{name}_{backend}", []).append(per_call_us(fn, calls))
+        batch.setdefault("python_vector_n64", []).append(python_vector_rate(64, 10))
+        for n in (64, 256):
+            for threads in (1, 2):
+                loop, inner = batch_rate(n, threads, 400 if n == 64 else 100)
+                batch.setdefault(f"native_batch_n{n}_t{threads}", []).append(loop)
+                batch.setdefault(f"native_batch_n{n}_t{threads}_step_only", []).append(inner)
     dps = {k: round(median(v)) for k, v in rates.items()}
+    bat = {k: round(median(v)) for k, v in batch.items()}
     us = {k: round(median(v), 2) for k, v in costs.items()}
     out = {
         "machine": machine(), "load_avg": os.getloadavg(), "rounds": ROUNDS,
@@ -113,8 +171,11 @@ def main() -> None:
         "ratio_to_python": {"native_game": round(dps["native"] / dps["python"], 1),
                             "all_cpp_loop": round(dps["cpp"] / dps["python"], 1),
                             **{f"{k}_speedup": round(us[f"{k}_python"] / us[f"{k}_native"], 1)
-                               for k in ("clone", "to_dict", "from_dict")}},
+                               for k in ("clone", "to_dict", "from_dict", "encode")}},
         "microseconds": us,
+        "batch_game_steps_per_s": bat,
+        "batch_ratio_to_python_vector": {k: round(v / bat["python_vector_n64"], 1)
+                                         for k, v in bat.items() if k.startswith("native")},
     }
     for k, v in out.items():
         print(f"{k}: {v}")
