@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-slow test-asan bench bench-agents bench-native lint clean
+.PHONY: setup demo test test-slow test-native test-asan bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,6 +30,10 @@ test: setup
 
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow
+
+# The whole suite with the native core as the default backend (docs/native.md).
+test-native: setup
+	EVENSTAR_BACKEND=native $(BIN)/python -m pytest -q -n 2
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the native core, run on
 # lockstep games against the Python engine (docs/native.md).

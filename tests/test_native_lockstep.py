@@ -172,3 +172,21 @@ def test_soak_lockstep(agent: str, n: int) -> None:
     base = 100_000 if agent == "random" else 200_000
     for seed in range(base, base + n):
         lockstep(seed, agent)
+
+
+def test_resample_hidden_matches() -> None:
+    """resample_hidden (Python code over the native views) gives the same game on both."""
+    for seed in range(6):
+        games = [Game(seed, backend=b) for b in ("python", "native")]
+        pick = np.random.default_rng(seed)
+        for step in range(40):
+            if games[0].is_over:
+                break
+            for side in ("usa", "china"):
+                a, b = (g.resample_hidden(side, rng=seed * 100 + step) for g in games)
+                assert b.backend == "native"
+                compare_full(a, b, f"seed {seed} step {step} resample {side}")
+            legal = games[0].legal_actions()
+            act = int(legal[pick.integers(legal.size)])
+            for g in games:
+                g.step(act)
