@@ -190,3 +190,16 @@ def test_resample_hidden_matches() -> None:
             act = int(legal[pick.integers(legal.size)])
             for g in games:
                 g.step(act)
+
+
+def test_native_game_pickles_and_deep_copies() -> None:
+    import copy
+    import pickle
+
+    g = Game(4, backend="native")
+    for _ in range(10):
+        g.step(int(g.legal_actions()[-1]))
+    for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
+        assert h.backend == "native" and h.to_dict() == g.to_dict()
+        h.step(int(h.legal_actions()[0]))
+        assert h.to_dict() != g.to_dict()

@@ -394,6 +394,17 @@ class NativeGame(Game):
     def clone(self) -> NativeGame:
         return NativeGame._wrap(self.content, self._m.s.engine.clone())
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling (and deepcopy) go through the state dict: the engine is not a Python
+        object.  The default content is pickled by reference (it is reloaded)."""
+        content = None if self.content is load_content() else self.content
+        return {"content": content, "state": self._m.s.to_dict()}
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.content = d["content"] or load_content()
+        self._m = _machine(self.content, core().Engine(tables_for(self.content)))
+        self._m.s.load(d["state"])
+
     def force_dice(self, dice: list[int]) -> None:
         if any(not 1 <= d <= 6 for d in dice):
             raise ValueError("dice show 1 to 6")
