@@ -203,3 +203,20 @@ def test_native_game_pickles_and_deep_copies() -> None:
         assert h.backend == "native" and h.to_dict() == g.to_dict()
         h.step(int(h.legal_actions()[0]))
         assert h.to_dict() != g.to_dict()
+
+
+def test_rule_variants_lockstep() -> None:
+    """Every variant of experiments/variants.toml: the native core interprets the
+    variant's exported tables (ops, bans, removed cards, prices, bids) identically."""
+    from evenstar_env.content import load_variant
+    from evenstar_env.content.loader import load_variants
+
+    variants = load_variants(ROOT / "experiments" / "variants.toml")
+    assert variants
+    for v in variants:
+        content = load_variant(v)
+        for seed in range(3):
+            lockstep(seed, "random", py=Game(seed, content=content, backend="python"),
+                     nat=Game(seed, content=content, backend="native"))
+        lockstep(7, "cautious", py=Game(7, content=content, backend="python"),
+                 nat=Game(7, content=content, backend="native"))
