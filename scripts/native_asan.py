@@ -84,9 +84,18 @@ def main() -> int:
     from evenstar_env.native import tables_for
 
     games, decisions = evenstar_native.random_games(tables_for(load_content()), 7, 5000)
+    import numpy as np
+
+    from evenstar_env.native.batch import NativeBatch
+
+    batch = NativeBatch(64, seed=9, threads=2)
+    rng = np.random.default_rng(9)
+    for _ in range(500):
+        legal = [np.flatnonzero(m) for m in batch.mask]
+        batch.step(np.array([row[rng.integers(row.size)] if row.size else 0 for row in legal]))
     print(f"sanitizer build: {args.random} random + {args.cautious} cautious lockstep games "
-          f"({steps} steps) and {games} all-C++ games ({decisions} decisions) with no report, "
-          f"{time.time() - t0:.0f} s")
+          f"({steps} steps), {games} all-C++ games ({decisions} decisions) and 500 steps of "
+          f"a 64-game batch on 2 threads with no report, {time.time() - t0:.0f} s")
     return 0
 
 
