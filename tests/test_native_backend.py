@@ -43,6 +43,12 @@ def test_one_warning_when_the_default_is_native_but_not_built(
         Game(0, backend="native")
 
 
+def test_native_is_the_default_when_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EVENSTAR_BACKEND", raising=False)
+    assert native.DEFAULT == "native" and Game(0).backend == "native"
+    assert Game.from_dict(Game(0, backend="python").to_dict()).backend == "native"
+
+
 def test_env_variable_picks_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVENSTAR_BACKEND", "native")
     assert Game(0).backend == "native"
