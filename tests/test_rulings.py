@@ -1,4 +1,4 @@
-"""Behaviour tests for the rulings R1-R21 (/work/shared/rules/RULINGS.md).
+"""Behaviour tests for the rulings R1-R21 (as stated in docs/rules.md).
 
 Each test cites its ruling and the rulebook section (evenstar-rulebook.zh.txt) it settles.
 Scenarios are built through the public API: reach a decision, set hands, influence, tracks
