@@ -59,6 +59,7 @@ def _main() -> None:
     """Dawn of the Evenstar: arena, balance studies, play and replay."""
 
 
+VARIANTS_FILE = Path(__file__).resolve().parent / "variants.toml"  # found from any folder
 AGENT_SPECS = "agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH"
 
 
@@ -205,7 +206,7 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
 @command
 def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]] tables "
                                                    "(the first is the baseline)")] =
-            Path("experiments/variants.toml"),
+            VARIANTS_FILE,
             only: Annotated[list[str] | None, typer.Option("--variant", help="run only these "
                                                            "variants (repeatable)")] = None,
             usa: Annotated[str, typer.Option(help="US agent: " + AGENT_SPECS)] = "heuristic",

@@ -8,6 +8,15 @@ import tempfile
 from pathlib import Path
 
 
+def _no_file_in_the_way(folder: Path) -> None:
+    """NotADirectoryError if `folder` or its nearest existing ancestor is a file."""
+    for f in (folder, *folder.parents):
+        if f.exists():
+            if not f.is_dir():
+                raise NotADirectoryError(20, f"Not a directory ({f} is a file)", str(folder))
+            return
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` so that a crash leaves either the old file or the new one.
 
@@ -17,6 +26,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(21, "is a folder", str(path))
+    _no_file_in_the_way(path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
     try:
@@ -52,6 +62,7 @@ def ensure_output_dir(out: Path) -> Path:
     """Create `out` if needed and check a file can be written in it (before any game runs)."""
     out = Path(out)
     try:
+        _no_file_in_the_way(out)
         out.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=out, prefix=".write-test-")
         os.close(fd)
