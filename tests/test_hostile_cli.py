@@ -9,26 +9,13 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from test_play import scripted
 from typer.testing import CliRunner
 
 from evenstar_env.engine.constants import M_HEADLINE
 from experiments import records
 from experiments.cli import app
 from experiments.play import PlaySession
-
-
-def scripted(lines: list[str], then: str | None = "1"):
-    """An input function: the given lines, then `then` forever (None: end of input)."""
-    it = iter(lines)
-
-    def read(prompt: str) -> str:
-        try:
-            return next(it)
-        except StopIteration:
-            if then is None:
-                raise EOFError from None
-            return then
-    return read
 
 
 def session(tmp_path: Path, lines: list[str], then: str | None = "1", seed: int = 4,
