@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -25,8 +26,7 @@ err_console = Console(stderr=True)
 
 def fail(message: str) -> NoReturn:
     """Stop with one clear line on stderr and exit status 1."""
-    err_console.print(f"[red]error:[/] {message}", highlight=False, markup=True,
-                      soft_wrap=True)
+    err_console.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -108,7 +108,7 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
     console.print(table)
     for name, rating in summary["ratings"].items():
         console.print(f"rating {name}: mu {rating['mu']:.1f} sigma {rating['sigma']:.1f}")
-    console.print(f"wrote {out}/summary.json, results.csv, games.jsonl and plots")
+    console.print(f"wrote {escape(str(out))}/summary.json, results.csv, games.jsonl and plots")
 
 
 @command
@@ -149,7 +149,7 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
     from experiments import records
 
     rec = _load_record(file)
-    console.print(f"Replaying seed {rec.seed}: {rec.agents}")
+    console.print(f"Replaying seed {rec.seed}: {escape(str(rec.agents))}")
     shown = 0
     g = None
     try:
@@ -200,7 +200,7 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
         matplotlib.image.imsave(out, render_rgb(g), format="png")
     except OSError as exc:
         fail(f"{out}: cannot write the picture: {exc.strerror or exc}")
-    console.print(f"wrote {out} (turn {g.turn}, {g.phase})")
+    console.print(f"wrote {escape(str(out))} (turn {g.turn}, {g.phase})")
 
 
 @command
@@ -256,7 +256,8 @@ def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]
                       f"{d['mean']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]",
                       v.get("sprt", {}).get("meaning", ""))
     console.print(table)
-    console.print(f"wrote {out}/report.md, summary.json, games.csv, games.jsonl and plots")
+    console.print(f"wrote {escape(str(out))}/report.md, summary.json, games.csv, games.jsonl "
+                  "and plots")
 
 
 if __name__ == "__main__":

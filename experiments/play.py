@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from evenstar_env import Game
@@ -81,21 +82,21 @@ class PlaySession:
                                "them")
                     continue
                 if not self._human_turn():
-                    c.print(f"Saved to {self._final_save()}. Goodbye.")
+                    c.print(f"Saved to {escape(str(self._final_save()))}. Goodbye.")
                     return self.record()
         except KeyboardInterrupt:
-            c.print(f"Interrupted: saved to {self._final_save()}.")
+            c.print(f"Interrupted: saved to {escape(str(self._final_save()))}.")
             return self.record()
         except Exception as exc:
-            c.print(f"[red]Unexpected error ({type(exc).__name__}: {exc}); the game so far "
-                    f"is saved to {self._final_save()}.[/]")
+            c.print(f"[red]Unexpected error ({type(exc).__name__}: {escape(str(exc))}); the game "
+                    f"so far is saved to {escape(str(self._final_save()))}.[/]")
             raise
         self._news()
         r = self.game.result
         verdict = "a draw" if r.winner is None else ("you win" if r.winner == self.human
                                                    else "you lose")
         c.print(f"[bold]Game over[/]: {r.reason} — {verdict}. VP {self.game.vp}")
-        c.print(f"Saved to {self._final_save()}.")
+        c.print(f"Saved to {escape(str(self._final_save()))}.")
         return self.record()
 
     def _human_turn(self) -> bool:
@@ -185,10 +186,11 @@ class PlaySession:
             try:
                 self.save(path)
             except OSError as exc:
-                c.print(f"[red]Could not save to {path}: {exc.strerror or exc}. The game "
+                c.print(f"[red]Could not save to {escape(str(path))}: "
+                        f"{escape(str(exc.strerror or exc))}. The game "
                         "goes on; try another file.[/]")
             else:
-                c.print(f"Saved to {path}.")
+                c.print(f"Saved to {escape(str(path))}.")
         elif word == "load":
             if arg:
                 return self._load(Path(arg))
@@ -231,9 +233,9 @@ class PlaySession:
             rec = records.load(path.expanduser())
             self._rebuild(rec.actions, rec.seed)
         except (records.RecordError, ValueError) as exc:
-            self.console.print(f"[red]{exc}[/]")
+            self.console.print(f"[red]{escape(str(exc))}[/]")
             return False
-        self.console.print(f"Loaded {path}: turn {self.game.turn}.")
+        self.console.print(f"Loaded {escape(str(path))}: turn {self.game.turn}.")
         return True
 
     def _show_board(self) -> None:
@@ -270,8 +272,8 @@ class PlaySession:
             self.save()
             return self.save_path
         except OSError as exc:
-            self.console.print(f"[red]Could not save to {self.save_path}: "
-                               f"{exc.strerror or exc}.[/]")
+            self.console.print(f"[red]Could not save to {escape(str(self.save_path))}: "
+                               f"{escape(str(exc.strerror or exc))}.[/]")
         for folder in (Path.cwd(), Path(tempfile.gettempdir())):
             try:
                 fd, name = tempfile.mkstemp(dir=folder, prefix="evenstar_game_rescue_",

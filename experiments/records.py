@@ -40,11 +40,12 @@ def save(rec: GameRecord, path: Path) -> None:
 
 def _read_json(path: Path) -> Any:
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)  # bounded: /dev/zero is no record either
     except OSError as exc:
         raise RecordError(f"{path}: cannot read a game record: {exc.strerror or exc}") from None
     if len(raw) > MAX_BYTES:
-        raise RecordError(f"{path}: not a game record: {len(raw)} bytes is far too large")
+        raise RecordError(f"{path}: not a game record: over {MAX_BYTES} bytes")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

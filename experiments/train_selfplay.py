@@ -328,6 +328,9 @@ def main(out: str = typer.Option(None, help="output folder [default: runs/ppo, w
     except checkpoint.CheckpointError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.echo(f"Interrupted; the last checkpoint is in {cfg.out}/checkpoints.", err=True)
+        raise typer.Exit(130) from None
     typer.echo(f"trained {cfg.total_timesteps} timesteps in {time.time() - t0:.0f} s; "
                f"policy: {policy}.pt / .json")
 

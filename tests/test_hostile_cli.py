@@ -370,3 +370,22 @@ def test_arena_function_checks_its_folder_before_playing(tmp_path: Path, monkeyp
         experiments.arena.arena(["random", "cautious"], 1, tmp_path / "file" / "x")
     with pytest.raises(ValueError, match="games"):
         experiments.arena.arena(["random", "cautious"], 0, tmp_path / "ok")
+
+
+# ---------------------------------------------------------------- markup in user text
+
+
+def test_bracketed_names_are_text_not_markup(tmp_path: Path, good_record: dict) -> None:
+    """Rich markup in a file name or record field is printed, never parsed (MarkupError)."""
+    (tmp_path / "f").write_text("")
+    s, out = session(tmp_path, ["1", f"save {tmp_path}/f/[/red]x.json", "load [/]missing.json",
+                                "1"], then=None)
+    rec = s.run()
+    text = flat(out.getvalue())
+    assert "[/red]x.json" in text and "[/]missing.json" in text and len(rec.actions) >= 2
+    rec_path = tmp_path / "[red]odd.json"
+    rec_path.write_text(json.dumps({**good_record, "agents": {"usa": "[/]", "china": "[b]"}}))
+    result = CliRunner().invoke(app, ["replay", str(rec_path), "--no-pause"])
+    assert result.exit_code == 0 and "'usa': '[/]'" in result.output
+    result = CliRunner().invoke(app, ["replay", str(tmp_path / "[/red]none.json")])
+    assert result.exit_code == 1 and "[/red]none.json" in result.output
