@@ -90,7 +90,8 @@ def actions_md() -> str:
               ("ORDER", sp.order0, 2, "event first, action first (R5, R25)"),
               ("MOD", sp.mod0, len(MODIFIERS), ", ".join(k for k, _ in MODIFIERS) + " (R16)"),
               ("SPEND", sp.spend0, len(SPENDS), ", ".join(SPENDS) + " (R11)"),
-              ("YES", sp.yes, 1, "economy upgrade, 8th round"), ("NO", sp.no, 1, "decline (also General AI's other half, R25)"),
+              ("YES", sp.yes, 1, "economy upgrade, 8th round"),
+              ("NO", sp.no, 1, "decline (also General AI's other half, R25)"),
               ("OPTION", sp.option0, N_OPTIONS, "event branch options"),
               ("DONE", sp.done, 1, "stop spending and play a card / pass the end-of-turn discard")]
     rows = [f"| {g} | {a}–{a + n - 1} | {n} | {t} |" for g, a, n, t in groups]
