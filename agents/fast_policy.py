@@ -37,7 +37,7 @@ class FastPolicy:
             scoring = [a for a in legal if game.content.card_scoring[game.action_group(a)[1]]]
             if scoring:
                 return int(scoring[0])
-        if d.kind == "mode":
+        if d.kind in ("mode", "ai_action"):
             keep = legal[legal != game.action_id("mode", "realign")]
             legal = keep if keep.size else legal
         if d.kind == "modifier":

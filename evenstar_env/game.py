@@ -44,7 +44,7 @@ from .engine.machine import Machine
 from .engine.rng import seed_streams
 from .engine.state import State
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: R22-R26 state (misc entries 36-39, history location "drawn")
 
 
 class IllegalActionError(ValueError):
@@ -73,6 +73,8 @@ DECISION_TEXT = {
     "upgrade": "pay to upgrade the economy?",
     "round8": "take an 8th action round?",
     "end_discard": "discard a card at the end of the turn, or pass",
+    "ai_event": "General AI: carry out the event of '{card}' before or after the action, or not",
+    "ai_action": "General AI: also take an action with '{card}' ({ops} ops), or not",
 }
 
 
@@ -251,6 +253,8 @@ class Game:
                     "realign": "for ops: realignment", "improve_social": "to improve social",
                     "improve_economy": "to improve economy", "trade": "for a trade contest",
                     "tech": "for tech race" if p and p[1] == CHINA else "for sabotage"}[MODES[k]]
+            if kind == "ai_action":
+                return f"Also use '{card}' {text}"
             return f"Play '{card}' {text}" if card else f"Action: {text}"
         if group == "order":
             return f"'{card}': " + ("event first, then the action" if k == 0
@@ -263,6 +267,10 @@ class Game:
             eff = c.effects[ctx["eff"]] if "eff" in ctx else None
             label = eff.options[k].label if eff is not None and k < len(eff.options) else k
             return f"Option: {label}"
+        if group == "no" and kind == "ai_event":
+            return f"No: '{card}' is used for the action only"
+        if group == "no" and kind == "ai_action":
+            return f"No: '{card}' is used for its event only"
         if group in ("yes", "no"):
             return group.capitalize()
         return "Pass" if kind == "end_discard" else "Done: go on to play a card"
