@@ -300,6 +300,14 @@ class Game:
         r = self._m.s.result
         return None if r is None else Result(None if r[0] is None else SIDES[r[0]], r[1])
 
+    def returns(self) -> dict[str, float]:
+        """The result per side: +1 win, -1 loss, 0 draw; 0 for both while the game runs
+        (also when an env truncates it: a cut-off game has no winner)."""
+        r = self._m.s.result
+        if r is None or r[0] is None:
+            return {"usa": 0.0, "china": 0.0}
+        return {side: 1.0 if p == r[0] else -1.0 for p, side in enumerate(SIDES)}
+
     @property
     def vp(self) -> dict[str, int]:
         return {"usa": int(self._m.s.vp[USA]), "china": int(self._m.s.vp[CHINA])}
