@@ -260,8 +260,8 @@ class Game:
         if group == "spend":
             return f"Spend reserves: {SPENDS[k]}"
         if group == "option":
-            eff = c.effects[ctx["eff"]] if "eff" in ctx else None
-            label = eff.options[k].label if eff is not None and k < len(eff.options) else k
+            options = getattr(c.effects[ctx["eff"]], "options", ()) if "eff" in ctx else ()
+            label = options[k].label if k < len(options) else k  # any effect: illegal ids too
             return f"Option: {label}"
         if group in ("yes", "no"):
             return group.capitalize()
