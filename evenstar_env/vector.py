@@ -68,7 +68,57 @@ class SlotSeeds:
         return int(self.seeds[i])
 
 
-class EvenstarVectorEnv(VectorEnv):
+class BatchedGames:
+    """What both batched forms share: N slots, their seeds, encoders and output rows, and
+    the loop that steps every slot or, after its game has ended, starts its next game."""
+
+    def __init__(self, num_envs: int, content: Content | None) -> None:
+        self.num_envs = num_envs
+        self.content = content or load_content()
+        self.encoders = [ObservationEncoder(self.content) for _ in range(num_envs)]
+        n_actions = Game(0, content=self.content).num_actions
+        self.single_observation_space = observation_box(self.encoders[0])
+        self.single_action_space = spaces.Discrete(n_actions)
+        self.slots = SlotSeeds(num_envs)
+        self._obs = np.zeros((num_envs, self.encoders[0].size), dtype=np.float32)
+        self._mask = np.zeros((num_envs, n_actions), dtype=bool)
+        self._ended = np.zeros(num_envs, dtype=bool)
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """The seed of every slot's current game."""
+        return self.slots.seeds.copy()
+
+    def _reset_all(self, seed: int | Sequence[int | None] | None) -> None:
+        self.slots.reset(seed)
+        for i in range(self.num_envs):
+            self._start(i)
+
+    def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Step every slot (`_step_row`) or restart it; (terminated, truncated)."""
+        n = self.num_envs
+        actions = np.asarray(actions)
+        if actions.shape != (n,):
+            raise ValueError(f"expected {n} actions, got an array of shape {actions.shape}")
+        terminated = np.zeros(n, dtype=bool)
+        truncated = np.zeros(n, dtype=bool)
+        for i in range(n):
+            if self._ended[i]:
+                self.slots.next(i)
+                self._start(i)
+            else:
+                terminated[i], truncated[i] = self._step_row(i, actions[i])
+        self._ended = terminated | truncated
+        return terminated, truncated
+
+    def _start(self, i: int) -> None:
+        raise NotImplementedError
+
+    def _step_row(self, i: int, action: Any) -> tuple[bool, bool]:
+        raise NotImplementedError
+
+
+class EvenstarVectorEnv(BatchedGames, VectorEnv):
     """`num_envs` games, the learner on `side` in each, `opponent` (spec or agent object,
     copied per game) moving inside; the options are those of
     :class:`~evenstar_env.wrappers.SingleAgentEnv`.  The masks are ``info["action_mask"]``
@@ -82,12 +132,8 @@ class EvenstarVectorEnv(VectorEnv):
                  max_decisions: int | None = None, content: Content | None = None) -> None:
         if side not in SIDE_OPTIONS:
             raise ValueError(f"side must be one of {SIDE_OPTIONS}, not {side!r}")
-        self.num_envs, self.side_option = num_envs, side
-        self.content = content or load_content()
-        self.encoders = [ObservationEncoder(self.content) for _ in range(num_envs)]
-        n_actions = Game(0, content=self.content).num_actions
-        self.single_observation_space = observation_box(self.encoders[0])
-        self.single_action_space = spaces.Discrete(n_actions)
+        BatchedGames.__init__(self, num_envs, content)
+        self.side_option = side
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         opponents = ([make_opponent(opponent) for _ in range(num_envs)]
@@ -95,41 +141,18 @@ class EvenstarVectorEnv(VectorEnv):
                      else [copy.deepcopy(opponent) for _ in range(num_envs)])
         self.cores = [LearnerGame(self.content, opp, reward, vp_scale, illegal_action,
                                   max_decisions) for opp in opponents]
-        self.slots = SlotSeeds(num_envs)
-        self._obs = np.zeros((num_envs, self.encoders[0].size), dtype=np.float32)
-        self._mask = np.zeros((num_envs, n_actions), dtype=bool)
-        self._autoreset = np.zeros(num_envs, dtype=bool)
-
-    @property
-    def seeds(self) -> np.ndarray:
-        """The seed of every slot's current game."""
-        return self.slots.seeds.copy()
+        self._rewards = np.zeros(num_envs, dtype=np.float64)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        self.slots.reset(seed)
-        for i in range(self.num_envs):
-            self._start(i)
-        self._autoreset[:] = False
+        self._reset_all(seed)
         return self._obs.copy(), self._info()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                            dict[str, Any]]:
-        n = self.num_envs
-        actions = np.asarray(actions)
-        rewards = np.zeros(n, dtype=np.float64)
-        terminated = np.zeros(n, dtype=bool)
-        truncated = np.zeros(n, dtype=bool)
-        for i in range(n):
-            if self._autoreset[i]:
-                self.slots.next(i)
-                self._start(i)
-                continue
-            core = self.cores[i]
-            rewards[i], terminated[i], truncated[i], _ = core.step(actions[i])
-            self._write(i)
-        self._autoreset = terminated | truncated
-        return self._obs.copy(), rewards, terminated, truncated, self._info()
+        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminated, truncated = self._step_all(actions)
+        return self._obs.copy(), self._rewards, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game (rows of ended games are all True)."""
@@ -140,7 +163,13 @@ class EvenstarVectorEnv(VectorEnv):
         me = side_of_episode(self.side_option, int(slots.episodes[i]))
         slots.episodes[i] += 1
         self.cores[i].reset(int(slots.seeds[i]), me)
+        self._ended[i] = False
         self._write(i)
+
+    def _step_row(self, i: int, action: Any) -> tuple[bool, bool]:
+        self._rewards[i], terminated, truncated, _ = self.cores[i].step(action)
+        self._write(i)
+        return terminated, truncated
 
     def _write(self, i: int) -> None:
         core = self.cores[i]
@@ -152,7 +181,7 @@ class EvenstarVectorEnv(VectorEnv):
                 "_action_mask": np.ones(self.num_envs, dtype=bool)}
 
 
-class SelfPlayVectorEnv:
+class SelfPlayVectorEnv(BatchedGames):
     """`num_envs` games with both seats played from outside.
 
     :meth:`reset` returns ``(obs, mask, player)`` and :meth:`step` ``(obs, mask, player,
@@ -168,87 +197,65 @@ class SelfPlayVectorEnv:
                  illegal_action: str = "lose", max_decisions: int | None = None,
                  content: Content | None = None) -> None:
         check_options(reward, illegal_action, max_decisions)
-        self.num_envs = num_envs
+        super().__init__(num_envs, content)
         self.reward_mode, self.vp_scale = reward, vp_scale
         self.illegal_action, self.max_decisions = illegal_action, max_decisions
-        self.content = content or load_content()
-        self.encoders = [ObservationEncoder(self.content) for _ in range(num_envs)]
-        self.games: list[Game] = []
-        self.slots = SlotSeeds(num_envs)
-        n_actions = Game(0, content=self.content).num_actions
-        self.single_observation_space = observation_box(self.encoders[0])
-        self.single_action_space = spaces.Discrete(n_actions)
-        self._obs = np.zeros((num_envs, self.encoders[0].size), dtype=np.float32)
-        self._mask = np.zeros((num_envs, n_actions), dtype=bool)
+        self.games: list[Game | None] = [None] * num_envs
         self._player = np.zeros(num_envs, dtype=np.int64)
-        self._done = np.zeros(num_envs, dtype=bool)
         self._diff = np.zeros(num_envs, dtype=np.int64)  # US VP - China VP at the last step
-
-    @property
-    def seeds(self) -> np.ndarray:
-        """The seed of every slot's current game."""
-        return self.slots.seeds.copy()
+        self._reward = np.zeros((num_envs, 2), dtype=np.float64)
 
     def reset(self, seed: int | Sequence[int | None] | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        self.slots.reset(seed)
-        self.games = [None] * self.num_envs  # type: ignore[list-item]
-        for i in range(self.num_envs):
-            self._start(i)
+        self._reset_all(seed)
         return self._obs.copy(), self._mask.copy(), self._player.copy()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                            np.ndarray, np.ndarray]:
-        n = self.num_envs
-        actions = np.asarray(actions)
-        reward = np.zeros((n, 2), dtype=np.float64)
-        terminated = np.zeros(n, dtype=bool)
-        truncated = np.zeros(n, dtype=bool)
-        for i in range(n):
-            if self._done[i]:
-                self.slots.next(i)
-                self._start(i)
-                continue
-            g = self.games[i]
-            mover = int(self._player[i])
-            try:
-                g.step(actions[i])
-            except IllegalActionError:
-                if self.illegal_action == "raise":
-                    raise
-                reward[i, mover], reward[i, 1 - mover] = -1.0, 1.0
-                terminated[i] = True
-            else:
-                if self.reward_mode == "vp_diff":
-                    diff = int(g.state.vp[0]) - int(g.state.vp[1])
-                    reward[i] += np.array([1.0, -1.0]) * (diff - self._diff[i]) / self.vp_scale
-                    self._diff[i] = diff
-                if g.is_over:
-                    r = g.returns()
-                    reward[i] += (r["usa"], r["china"])
-                    terminated[i] = True
-                else:
-                    truncated[i] = (self.max_decisions is not None
-                                    and g.decisions >= self.max_decisions)
-            self._done[i] = terminated[i] or truncated[i]
-            self._write(i, mover)
-        return (self._obs.copy(), self._mask.copy(), self._player.copy(), reward, terminated,
-                truncated)
+        self._reward = np.zeros((self.num_envs, 2), dtype=np.float64)
+        terminated, truncated = self._step_all(actions)
+        return (self._obs.copy(), self._mask.copy(), self._player.copy(), self._reward,
+                terminated, truncated)
 
     def _start(self, i: int) -> None:
         self.games[i] = Game(int(self.slots.seeds[i]), content=self.content)
-        self._done[i], self._diff[i] = False, 0
-        self._write(i, -1)
+        self._ended[i], self._diff[i] = False, 0
+        self._write(i, -1, False)
 
-    def _write(self, i: int, mover: int) -> None:
-        """Row i: the observation and mask of the player to move, or at the end the final
-        observation of the last mover, player -1 and an all-True mask."""
+    def _step_row(self, i: int, action: Any) -> tuple[bool, bool]:
+        g, reward = self.games[i], self._reward[i]
+        mover = int(self._player[i])
+        terminated = truncated = False
+        try:
+            g.step(action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            reward[mover], reward[1 - mover] = -1.0, 1.0
+            terminated = True
+        else:
+            if self.reward_mode == "vp_diff":
+                diff = int(g.state.vp[0]) - int(g.state.vp[1])
+                step = (diff - self._diff[i]) / self.vp_scale
+                reward += (step, -step)
+                self._diff[i] = diff
+            if g.is_over:
+                r = g.returns()
+                reward += (r["usa"], r["china"])
+                terminated = True
+            else:
+                truncated = self.max_decisions is not None and g.decisions >= self.max_decisions
+        self._write(i, mover, terminated or truncated)
+        return terminated, truncated
+
+    def _write(self, i: int, mover: int, ended: bool) -> None:
+        """Row i: the observation and mask of the player to move, or once the game has
+        ended the final observation of the last mover, player -1 and an all-True mask."""
         g = self.games[i]
-        done = bool(self._done[i])
-        player = mover if done else int(g.state.pending[1])
+        player = mover if ended else int(g.state.pending[1])
         self._obs[i] = self.encoders[i].encode(g._m, player)
-        self._player[i] = -1 if done else player
-        write_mask(self._mask[i], g, done)
+        self._player[i] = -1 if ended else player
+        write_mask(self._mask[i], g, ended)
 
 
 __all__ = ["EvenstarVectorEnv", "SelfPlayVectorEnv", "SlotSeeds"]

@@ -218,7 +218,7 @@ def test_max_decisions_truncates_both_aec_agents() -> None:
     e = raw_env(max_decisions=25)
     e.reset(seed=9)
     rng = np.random.default_rng(9)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, reward, term, trunc, _ = e.last()
         if term or trunc:
             assert trunc and not term and reward == 0.0
