@@ -146,7 +146,7 @@ def test_single_agent_env_replays_the_arena_and_balance_game_of_its_seed(seed, s
     agent (2s for the US, 2s+1 for China): the learner playing the arena's other agent
     reproduces the arena's game move for move, and balance's game of seed s is the same."""
     p = ("usa", "china").index(side)
-    spec = {"usa": "random", "china": "heuristic"}
+    spec = {"usa": "random", "china": "cautious"}
     record = arena._play(arena.Job(seed, spec["usa"], spec["china"]))
     job = balance.Job("shipped", seed, spec["usa"], spec["china"])
     assert balance.play_job(job, {"name": "shipped"})["actions"] == record.actions
