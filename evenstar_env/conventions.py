@@ -5,7 +5,8 @@ README "Using Evenstar from ...", docs/observation.md):
   for seed s; an unseeded reset draws the seed from the generator of the last seeded reset.
   A built-in opponent is reseeded with ``2 * s + side`` (side 0 = US, 1 = China), the seed
   the arena gives an agent on that side, so the same seed, the same learner moves and the
-  same opponent spec replay an arena game.
+  same opponent spec replay an arena game (an opponent with a time budget, such as
+  ``"ismcts:300:0.9"``, depends on the machine's speed and is not reproducible).
 - **Illegal actions.** ``illegal_action="raise"``: an :class:`IllegalActionError` naming the
   decision and the legal actions.  ``"lose"``: the game ends (``terminated``), -1 for the
   offender (+1 for the other seat where there is one) and the info says so
