@@ -46,14 +46,18 @@ class SlotSeeds:
         self.episodes = np.zeros(n, dtype=np.int64)  # games started since the seeded reset
         self._rngs: list[np.random.Generator | None] = [None] * n
 
-    def reset(self, seed: int | Sequence[int | None] | None) -> None:
-        """``seed``: a base (slot i gets base + i), one seed per slot, or None."""
+    def reset(self, seed: int | Sequence[int | None] | None,
+              only: np.ndarray | None = None) -> None:
+        """``seed``: a base (slot i gets base + i), one seed per slot, or None; `only`: a
+        boolean mask of the slots to reset (default all)."""
         n = len(self._rngs)
         per_slot = ([None] * n if seed is None else
                     [int(seed) + i for i in range(n)] if np.ndim(seed) == 0 else list(seed))
         if len(per_slot) != n:
             raise ValueError(f"{len(per_slot)} seeds for {n} games")
         for i, s in enumerate(per_slot):
+            if only is not None and not only[i]:
+                continue
             if s is None:
                 if self._rngs[i] is None:
                     self._rngs[i] = seeding.np_random()[0]
@@ -89,10 +93,19 @@ class BatchedGames:
         """The seed of every slot's current game."""
         return self.slots.seeds.copy()
 
-    def _reset_all(self, seed: int | Sequence[int | None] | None) -> None:
-        self.slots.reset(seed)
+    def _reset_all(self, seed: int | Sequence[int | None] | None,
+                   options: dict[str, Any] | None = None) -> None:
+        """Start new games in every slot, or in those of ``options["reset_mask"]``
+        (Gymnasium's partial reset)."""
+        only = None if options is None else options.get("reset_mask")
+        if only is not None:
+            only = np.asarray(only, dtype=bool)
+            if only.shape != (self.num_envs,):
+                raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
+        self.slots.reset(seed, only)
         for i in range(self.num_envs):
-            self._start(i)
+            if only is None or only[i]:
+                self._start(i)
 
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """Step every slot (`_step_row`) or restart it; (terminated, truncated)."""
@@ -145,7 +158,7 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        self._reset_all(seed)
+        self._reset_all(seed, options)
         return self._obs.copy(), self._info()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -205,9 +218,10 @@ class SelfPlayVectorEnv(BatchedGames):
         self._diff = np.zeros(num_envs, dtype=np.int64)  # US VP - China VP at the last step
         self._reward = np.zeros((num_envs, 2), dtype=np.float64)
 
-    def reset(self, seed: int | Sequence[int | None] | None = None
+    def reset(self, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        self._reset_all(seed)
+        self._reset_all(seed, options)
         return self._obs.copy(), self._mask.copy(), self._player.copy()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,

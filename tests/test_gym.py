@@ -306,3 +306,14 @@ def test_an_illegal_option_id_during_an_influence_decision_is_a_clear_error() ->
     assert g.decision.kind == "influence" and "eff" in g.decision.context
     with pytest.raises(IllegalActionError, match="is not legal"):
         g.step(g.action_id("option", 0))
+
+
+def test_batched_env_partial_reset_restarts_only_the_masked_slots() -> None:
+    vec = EvenstarVectorEnv(3, side="usa")
+    vec.reset(seed=30)
+    vec.step([np.flatnonzero(m)[0] for m in vec.action_masks()])
+    before = [core.game.to_dict() for core in vec.cores]
+    vec.reset(seed=[None, 7, None], options={"reset_mask": np.array([False, True, False])})
+    assert vec.seeds.tolist() == [30, 7, 32]
+    assert vec.cores[0].game.to_dict() == before[0] and vec.cores[2].game.to_dict() == before[2]
+    assert vec.cores[1].game.to_dict()["state"] != before[1]["state"]
