@@ -24,6 +24,10 @@ class FastPolicy:
     name = "fast"
 
     def __init__(self, seed: int | None = None) -> None:
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed`."""
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:

@@ -97,8 +97,12 @@ class PPOAgent:
             raise PolicyFileError(f"{pt_path}: weights do not match the config: {exc}") from None
         self.torch = torch
         self.greedy = greedy
-        self.rng = np.random.default_rng(seed)
+        self.reseed(seed)
         self.name = f"ppo:{path.stem}"
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed` (the envs call it at every reset)."""
+        self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
         if observation is None:

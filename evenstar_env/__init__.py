@@ -1,5 +1,6 @@
 """Evenstar: a reinforcement-learning environment for Dawn of the Evenstar."""
 
+import gymnasium as _gym
 import pettingzoo as _pz
 
 from .content import ContentError
@@ -12,3 +13,8 @@ __version__ = "0.1.0"
 ENV_ID = "Evenstar-v0"
 if ENV_ID not in _pz.aec_registry:
     _pz.register("aec", ENV_ID, entry_point="evenstar_env.env:env")
+# The same id in Gymnasium's registry: the single-agent wrapper and, for make_vec, the
+# batched env (README "Using Evenstar from ...").
+if ENV_ID not in _gym.registry:
+    _gym.register(ENV_ID, entry_point="evenstar_env.wrappers:SingleAgentEnv",
+                  vector_entry_point="evenstar_env.vector:EvenstarVectorEnv")

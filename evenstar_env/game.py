@@ -264,8 +264,8 @@ class Game:
         if group == "spend":
             return f"Spend reserves: {SPENDS[k]}"
         if group == "option":
-            eff = c.effects[ctx["eff"]] if "eff" in ctx else None
-            label = eff.options[k].label if eff is not None and k < len(eff.options) else k
+            options = getattr(c.effects[ctx["eff"]], "options", ()) if "eff" in ctx else ()
+            label = options[k].label if k < len(options) else k  # any effect: illegal ids too
             return f"Option: {label}"
         if group == "no" and kind == "ai_event":
             return f"No: '{card}' is used for the action only"
@@ -307,6 +307,14 @@ class Game:
     def result(self) -> Result | None:
         r = self._m.s.result
         return None if r is None else Result(None if r[0] is None else SIDES[r[0]], r[1])
+
+    def returns(self) -> dict[str, float]:
+        """The result per side: +1 win, -1 loss, 0 draw; 0 for both while the game runs
+        (also when an env truncates it: a cut-off game has no winner)."""
+        r = self._m.s.result
+        if r is None or r[0] is None:
+            return {"usa": 0.0, "china": 0.0}
+        return {side: 1.0 if p == r[0] else -1.0 for p, side in enumerate(SIDES)}
 
     @property
     def vp(self) -> dict[str, int]:

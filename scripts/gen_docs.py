@@ -78,6 +78,10 @@ def observation_md() -> str:
         "card, or future dice (tested by resampling them, `tests/test_env.py`). Country",
         "order is `Game.countries()`, card order `Game.cards()` (base and scoring cards).",
         "At run time: `ObservationEncoder(content).layout` (name → slice).", "",
+        "The mask is all zero for an AEC agent that is not to move, also once the game has",
+        "ended (finished agents step `None`); the single-agent and vector envs instead give",
+        "an all-True mask once an episode has ended, for Gymnasium's autoreset step (README,",
+        "\"Using Evenstar from …\").", "",
         "| name | indices | size | meaning |", "| --- | --- | --- | --- |", *rows, ""])
 
 
