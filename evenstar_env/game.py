@@ -469,7 +469,7 @@ class Game:
         """Put exactly the named cards in `side`'s hand; the old hand goes to the draw pile.
 
         A card may come from anywhere (draw pile, discards, the other hand, a later
-        era) except a headline slot or the card being played (`committed`)."""
+        era), but a card in a headline slot, being played or decided on stays where it is."""
         s = self._m.s
         p = _side(side)
         if isinstance(names, str):
@@ -478,16 +478,18 @@ class Game:
         dup = {self.content.cards[i].name for i in ids if ids.count(i) > 1}
         if dup:
             raise ValueError(f"a card can be in a hand once: {sorted(dup)} named twice")
-        committed = [self.content.cards[i].name for i in ids
-                     if s.card_loc[i] in (HEADLINE_USA, HEADLINE_CHINA, PLAYING)]
-        if committed:
-            raise ValueError(f"cards {committed} are committed (a headline or the card being "
-                             "played) and cannot be moved to a hand")
-
-        def change(s: State) -> None:
-            s.card_loc[s.card_loc == HAND[p]] = DRAW
-            s.card_loc[ids] = HAND[p]
-        self._scenario(change)
+        new = s.card_loc.copy()
+        new[new == HAND[p]] = DRAW
+        new[ids] = HAND[p]
+        committed = np.isin(s.card_loc, (HEADLINE_USA, HEADLINE_CHINA, PLAYING))
+        if s.pending is not None and s.pending[4].get("card", -1) >= 0:
+            committed[s.pending[4]["card"]] = True
+        moved = [self.content.cards[i].name
+                 for i in np.flatnonzero(committed & (new != s.card_loc))]
+        if moved:
+            raise ValueError(f"cards {moved} are committed (a headline, the card being played "
+                             "or decided on) and cannot move")
+        self._scenario(lambda s: s.card_loc.__setitem__(slice(None), new))
 
     def force_dice(self, dice: Iterable[int]) -> None:
         """The next dice rolled show these values (1..6), before the dice stream."""
