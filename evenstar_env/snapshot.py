@@ -151,28 +151,39 @@ def _state(raw: Any, c: Content) -> State:
 
 
 def _array(x: Any, name: str, proto: np.ndarray) -> np.ndarray:
+    """An array of `proto`'s shape and dtype from nested lists of ints (or bools)."""
     kind = bool if proto.dtype == bool else int
-
-    def flat(v: Any, depth: int, where: str) -> list:
-        if depth == proto.ndim:
-            if type(v) is not kind:
-                raise _fail(where, f"expected {'true or false' if kind is bool else 'an integer'}, "
-                                   f"got {type(v).__name__} {v!r}")
-            return [v]
-        if not isinstance(v, list) or len(v) != proto.shape[depth]:
-            raise _fail(where, f"expected a list of {proto.shape[depth]}")
-        return [e for k, item in enumerate(v) for e in flat(item, depth + 1, f"{where}[{k}]")]
-
-    values = flat(x, 0, name)
-    if kind is int:
+    try:
+        arr = np.array(x, dtype=object)
+        ok = arr.shape == proto.shape and set(map(type, arr.ravel())) <= {kind}
+    except (ValueError, TypeError, RecursionError):
+        ok = False
+    if not ok:
+        _find_misfit(x, name, proto, kind, 0)
+        raise _fail(name, f"expected {proto.shape} values")  # not reached for lists
+    values = arr.ravel()
+    if kind is int and values.size:
         info = np.iinfo(proto.dtype)
         lo, hi = _VALUE_RANGE.get(name, (None, None))
         lo = info.min if lo is None else lo
         hi = info.max if hi is None else hi
-        for k, v in enumerate(values):
-            if not lo <= v <= hi:
-                raise _fail(name, f"value {v} (flat index {k}) is outside {lo}..{hi}")
-    return np.array(values, dtype=proto.dtype).reshape(proto.shape)
+        if not (lo <= values.min() and values.max() <= hi):
+            k = next(k for k, v in enumerate(values) if not lo <= v <= hi)
+            raise _fail(name, f"value {values[k]} (flat index {k}) is outside {lo}..{hi}")
+    return values.astype(proto.dtype).reshape(proto.shape)
+
+
+def _find_misfit(v: Any, where: str, proto: np.ndarray, kind: type, depth: int) -> None:
+    """Raise naming the first element of `v` that does not fit `proto` (shape, type)."""
+    if depth == proto.ndim:
+        if type(v) is not kind:
+            raise _fail(where, f"expected {'true or false' if kind is bool else 'an integer'}, "
+                               f"got {type(v).__name__} {v!r}"[:200])
+        return
+    if not isinstance(v, list) or len(v) != proto.shape[depth]:
+        raise _fail(where, f"expected a list of {proto.shape[depth]}")
+    for k, item in enumerate(v):
+        _find_misfit(item, f"{where}[{k}]", proto, kind, depth + 1)
 
 
 def _plain_data(x: Any, where: str, depth: int = 0) -> None:
