@@ -3,20 +3,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from evenstar_env.content import DATA_DIR, ContentError, load_variant
+from evenstar_env.content import ContentError, load_variant
 from evenstar_env.content.loader import RawContent
-
-
-@pytest.fixture()
-def data_copy(tmp_path: Path) -> Path:
-    dst = tmp_path / "data"
-    shutil.copytree(DATA_DIR, dst)
-    return dst
 
 
 def _edit(path: Path, old: str, new: str) -> None:
