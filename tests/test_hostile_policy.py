@@ -19,6 +19,7 @@ from agents.ppo_agent import (
 from evenstar_env import Game
 from evenstar_env.env.observation import observe
 from evenstar_env.wrappers import SingleAgentEnv
+from experiments.arena import make_agent
 
 torch = pytest.importorskip("torch")
 
@@ -58,8 +59,8 @@ def test_exported_policy_agrees_with_its_sb3_original(positions, tmp_path: Path,
     export_policy(model.policy, tmp_path / "p")
     assert json.loads((tmp_path / "p.json").read_text())["activation"] == name
     model.save(tmp_path / "m.zip")
-    agents = [PPOAgent(tmp_path / "p"), PPOAgent(tmp_path / "m.zip")]
-    assert [a.activation for a in agents] == [name, name]
+    agents = [PPOAgent(tmp_path / "p"), make_agent(f"ppo:{tmp_path / 'm.zip'}", 0)]
+    assert [a.activation for a in agents] == [name, name]  # the arena reads the zip itself
     for obs, mask in positions:
         want, _ = model.policy.predict(obs, deterministic=True, action_masks=mask)
         assert [a.act(obs, mask) for a in agents] == [int(want)] * 2
