@@ -5,9 +5,10 @@ import pettingzoo as _pz
 
 from .content import ContentError
 from .env import env, raw_env
-from .game import Decision, Game, IllegalActionError, Result
+from .game import Decision, Game, IllegalActionError, Result, SnapshotError, UnknownNameError
 
-__all__ = ["ContentError", "Decision", "Game", "IllegalActionError", "Result", "env", "raw_env"]
+__all__ = ["ContentError", "Decision", "Game", "IllegalActionError", "Result", "SnapshotError",
+           "UnknownNameError", "env", "raw_env"]
 __version__ = "0.1.0"
 
 ENV_ID = "Evenstar-v0"
