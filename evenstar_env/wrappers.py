@@ -48,7 +48,9 @@ class SingleAgentEnv(gym.Env):
             opponent = RandomAgent()
         self.opponent = opponent
         n_actions = Game(0, content=self.content).num_actions
-        self.observation_space = spaces.Box(0.0, 1000.0, (self.encoder.size,), np.float32)
+        self.observation_space = spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32)
+        # The map features that never change, per country (not in the observation vector).
+        self.static_features = self.encoder.static_features
         self.action_space = spaces.Discrete(n_actions)
         self.game: Game | None = None
         self.me = 0
