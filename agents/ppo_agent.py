@@ -2,7 +2,8 @@
 
 A policy file pair is ``NAME.pt`` (a plain tensor dict, read with
 ``torch.load(weights_only=True)``: no code in the file is ever executed) and
-``NAME.json`` (the architecture and the content fingerprint it was trained on).
+``NAME.json`` (the architecture, the content fingerprint and the observation layout
+it was trained on; ``scripts/reexport_policy.py`` carries a policy to a new layout).
 """
 
 from __future__ import annotations
@@ -35,12 +36,18 @@ def export_policy(sb3_policy: Any, path: Path, content: Content | None = None) -
              if k.startswith(("mlp_extractor.policy_net.", "action_net."))}
     hidden = [int(v.shape[0]) for k, v in state.items()
               if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")]
+    from evenstar_env.env.observation import encoder_for
+
+    from .policy_layout import config_text, layout_of
+
+    content = content or load_content()
     config = {"format": FORMAT, "obs_size": int(sb3_policy.observation_space.shape[0]),
               "n_actions": int(sb3_policy.action_space.n), "hidden": hidden,
-              "activation": "tanh", "content": content_fingerprint(content or load_content())}
+              "activation": "tanh", "content": content_fingerprint(content),
+              "layout": layout_of(encoder_for(content))}
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(state, path.with_suffix(".pt"))
-    path.with_suffix(".json").write_text(json.dumps(config, indent=2))
+    path.with_suffix(".json").write_text(config_text(config))
 
 
 class PPOAgent:
@@ -69,11 +76,15 @@ class PPOAgent:
                                   f"{content_fingerprint(content)})")
         from evenstar_env.env.observation import encoder_for
 
-        obs_size = encoder_for(content).size
-        if config.get("obs_size") != obs_size:
+        from .policy_layout import layout_of
+
+        encoder = encoder_for(content)
+        if config.get("obs_size") != encoder.size or config.get("layout", layout_of(encoder)) \
+                != layout_of(encoder):
             raise PolicyFileError(f"{cfg_path}: trained on observations of size "
-                                  f"{config.get('obs_size')}, this environment's are {obs_size} "
-                                  "(retrain for the current observation layout)")
+                                  f"{config.get('obs_size')} in another layout, this "
+                                  f"environment's are {encoder.size} (re-export it with "
+                                  "scripts/reexport_policy.py, or retrain)")
         try:
             state = torch.load(pt_path, map_location="cpu", weights_only=True)
         except FileNotFoundError:
