@@ -10,13 +10,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from evenstar_env import Game
-from evenstar_env.content import load_content
-from evenstar_env.engine.actions import ActionSpace
-from evenstar_env.engine.constants import MODES, MODIFIERS, N_OPTIONS, PHASES, SPENDS
-from evenstar_env.env.observation import DECISION_KINDS, ObservationEncoder
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # document this checkout's code, not an installed one
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+from evenstar_env import Game  # noqa: E402
+from evenstar_env.content import load_content  # noqa: E402
+from evenstar_env.engine.actions import ActionSpace  # noqa: E402
+from evenstar_env.engine.constants import MODES, MODIFIERS, N_OPTIONS, PHASES, SPENDS  # noqa: E402
+from evenstar_env.env.observation import DECISION_KINDS, ObservationEncoder  # noqa: E402
+
+DOCS = ROOT / "docs"
 
 OBS_NOTES = {
     "inf_usa": "US influence per country / 5 (map order)",

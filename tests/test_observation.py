@@ -12,46 +12,19 @@ from helpers import action_round
 
 from agents import CautiousRandomAgent, HeuristicAgent
 from evenstar_env import Game, raw_env
-from evenstar_env.engine.constants import (
-    CHINA,
-    DISCARD,
-    H_DONE,
-    HAND,
-    HEADLINE,
-    IN_PLAY,
-    M_DISCARD_RIGHT,
-    M_HAND_SIZE,
-    M_IMPROVE_LEFT,
-    M_MOD,
-    M_NEXT_BOTH,
-    M_NEXT_NO_EVENT,
-    M_NEXT_OPS,
-    M_PHASE,
-    M_PHASING,
-    M_RESPONSIBLE,
-    M_ROUND,
-    M_ROUND8,
-    M_RW_ADDED,
-    M_RW_K,
-    M_RW_STATE,
-    M_TECH_DONE,
-    M_TRADE_DONE,
-    M_TURN,
-    PLAYING,
-    REMOVED,
-    USA,
-)
+from evenstar_env.engine import constants as K
 from evenstar_env.env.observation import ObservationEncoder
 from evenstar_env.wrappers import SingleAgentEnv
 
-# The public counters of State.misc.  Left out: M_MOD (a hidden choice; the own one is
+# The public counters of State.misc.  Left out: K.M_MOD (a hidden choice; the own one is
 # part of the decision below), M_HEADLINE (the headline piles say it), M_END_FLAG,
 # M_COLLAPSE, M_DIPLO_LOSER (resolved before any decision is asked), M_DECISIONS and
 # M_VP_SOURCE (bookkeeping that no rule reads).
-PUBLIC_MISC = (M_TURN, M_PHASE, M_ROUND, M_PHASING, M_RESPONSIBLE, M_RW_STATE, M_RW_K,
-               M_RW_ADDED) + tuple(base + k for base in (
-                   M_HAND_SIZE, M_IMPROVE_LEFT, M_TECH_DONE, M_TRADE_DONE, M_DISCARD_RIGHT,
-                   M_ROUND8, M_NEXT_OPS, M_NEXT_NO_EVENT, M_NEXT_BOTH) for k in (0, 1))
+PUBLIC_MISC = (K.M_TURN, K.M_PHASE, K.M_ROUND, K.M_PHASING, K.M_RESPONSIBLE, K.M_RW_STATE,
+               K.M_RW_K, K.M_RW_ADDED) + tuple(base + k for base in (
+                   K.M_HAND_SIZE, K.M_IMPROVE_LEFT, K.M_TECH_DONE, K.M_TRADE_DONE,
+                   K.M_DISCARD_RIGHT, K.M_ROUND8, K.M_NEXT_OPS, K.M_NEXT_NO_EVENT,
+                   K.M_NEXT_BOTH) for k in (0, 1))
 WAITING = ("event", "place_start", "realign", "trade", "improve")
 
 
@@ -76,16 +49,17 @@ def visible_key(g: Game, p: int) -> tuple:
     s = g.state
     o = 1 - p
     pend = s.pending
-    seen = {HAND[p]: 1, DISCARD: 2, REMOVED: 3, IN_PLAY: 4, HEADLINE[p]: 5, PLAYING: 6}
+    seen = {K.HAND[p]: 1, K.DISCARD: 2, K.REMOVED: 3, K.IN_PLAY: 4, K.HEADLINE[p]: 5, K.PLAYING: 6}
     if pend is None or pend[2] != "headline":
-        seen[HEADLINE[o]] = 7
+        seen[K.HEADLINE[o]] = 7
     cards = bytes(seen.get(int(x), 0) for x in s.card_loc)
     decision = None
     if pend is not None:
         frame, player, kind, legal, ctx = pend
         if frame[0] == "pick":
             frame = (*frame[:-1], tuple(sorted(frame[-1])))
-        own_mod = s.misc[M_MOD] if kind == "modifier" and p == USA and player == CHINA else None
+        us_sees_own = kind == "modifier" and p == K.USA and player == K.CHINA
+        own_mod = s.misc[K.M_MOD] if us_sees_own else None
         decision = (kind, player, frame, tuple(sorted(ctx.items())),
                     legal if player == p else None, own_mod)
     waiting = []
@@ -97,8 +71,8 @@ def visible_key(g: Game, p: int) -> tuple:
     return (p, decision, s.inf_us.tobytes(), s.inf_cn.tobytes(), s.non_realignable.tobytes(),
             s.tracks.tobytes(), s.vp.tobytes(), s.reserves.tobytes(),
             tuple(s.misc[k] for k in PUBLIC_MISC), s.spare_used.tobytes(),
-            (s.hist_loc == H_DONE).tobytes(), s.event_played.tobytes(), s.result, cards,
-            s.revealed[o].tobytes(), int(np.count_nonzero(s.card_loc == HAND[o])),
+            (s.hist_loc == K.H_DONE).tobytes(), s.event_played.tobytes(), s.result, cards,
+            s.revealed[o].tobytes(), int(np.count_nonzero(s.card_loc == K.HAND[o])),
             s.stack.count(("russia_step",)), tuple(waiting))
 
 
@@ -167,7 +141,7 @@ def test_influence_decisions_carry_their_context() -> None:
     effect = g.state.pending[0][1]
     while g.state.pending[0][:2] == ("pick", effect):
         assert g.decision.player == "china"
-        views.append(enc.encode(g._m, CHINA))
+        views.append(enc.encode(g._m, K.CHINA))
         g.step(int(g.legal_actions()[0]))
     assert len(views) == 4 and len({v.tobytes() for v in views}) == 4
     card = g.content.card_by_name["Asian Financial Crisis"]
@@ -205,19 +179,19 @@ def test_the_opponents_headline_is_seen_once_both_are_chosen() -> None:
     secret = shown = 0
     for _, g in positions(6, 0):
         s = g.state
-        us_card = np.flatnonzero(s.card_loc == HEADLINE[USA])
+        us_card = np.flatnonzero(s.card_loc == K.HEADLINE[K.USA])
         if s.pending is None or us_card.size == 0:
             continue
-        v = enc.encode(g._m, CHINA)
+        v = enc.encode(g._m, K.CHINA)
         r = g.resample_hidden("china", secret + shown)
         if s.pending[2] == "headline":
             assert v[L["opponent_headline"]].sum() == 0
             secret += 1
         else:
             assert np.flatnonzero(v[L["opponent_headline"]]).tolist() == us_card.tolist()
-            assert r.state.card_loc[us_card[0]] == HEADLINE[USA]
+            assert r.state.card_loc[us_card[0]] == K.HEADLINE[K.USA]
             shown += 1
-        assert np.array_equal(enc.encode(r._m, CHINA), v)
+        assert np.array_equal(enc.encode(r._m, K.CHINA), v)
     assert secret > 0 and shown > 0
 
 
