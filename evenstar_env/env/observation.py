@@ -81,7 +81,9 @@ RUSSIA_STEP = ("russia_step",)
 GRANTED_MODES = tuple(MODE_NAMES.values())  # the modes an event may grant (7.3.3)
 # Ops-action frames that wait on the stack while the card's event resolves (R5): mode.
 _ACTION_FRAMES = {"place_start": MODE_PLACE, "realign": MODE_REALIGN, "trade": MODE_TRADE}
-INF = np.float32(np.inf)
+# Counters no rule caps are bounded by the state arrays that hold them (engine/state.py):
+# influence int16, VP, reserves and the misc counters int32.
+INF16, INF32 = float(np.iinfo(np.int16).max), float(np.iinfo(np.int32).max)
 Writer = Callable[[np.ndarray, Machine, tuple, int], None]
 
 
@@ -205,14 +207,15 @@ class ObservationEncoder:
         c, L = self.c, self.layout
         low = np.zeros(self.size, dtype=np.float32)
         high = np.ones(self.size, dtype=np.float32)
-        high[slice(L["inf_usa"].start, L["inf_anti_us"].stop)] = INF  # no rule caps influence
-        vp_low = 0 if all(e.amount >= 0 for e in c.effects if e.op == "vp") else -INF
+        high[slice(L["inf_usa"].start, L["inf_anti_us"].stop)] = INF16 / INFLUENCE_SCALE
+        vp_low = 0 if all(e.amount >= 0 for e in c.effects if e.op == "vp") else -INF32
         # Raw ranges of the "numbers" block, in order (tracks: lowest level 1, 0 for
         # Russia and tech; 9.1.3, 9.2, 8.1.1).
         raw_low = [1] * 6 + [0] * 3 + [vp_low] * 2 + [0] * 22 + [1, 0, 0, 0]
-        raw_high = (track_max + [INF] * 4 + [max(z.hand for z in c.raw.tracks.social)] * 2
+        raw_high = (track_max + [INF32] * 4 + [max(z.hand for z in c.raw.tracks.social)] * 2
                     + [int(c.improve_attempts.max())] * 2 + [1] * 14
-                    + [c.rules.turns, INF, c.rules.turns, c.rules.action_rounds + 1, c.nc, c.nc])
+                    + [c.rules.turns, INF32, c.rules.turns, c.rules.action_rounds + 1, c.nc,
+                       c.nc])
         low[self._numbers] = np.array(raw_low, dtype=np.float32) * self._number_scale
         high[self._numbers] = np.array(raw_high, dtype=np.float32) * self._number_scale
         low[L["option_effects"]] = self.effects.option_low
