@@ -37,6 +37,7 @@ from .constants import (
     M_RW_ADDED,
     M_RW_K,
     M_RW_STATE,
+    M_TECH_PAID,
     M_TURN,
     M_VP_SOURCE,
     P_OVER,
@@ -229,9 +230,12 @@ class Machine:
                 box = self.c.russia_boxes[lvl - 1]
                 self.push_effects(self.c.eids(box.effects), CHINA, SRC_TRACK)
                 self.s.stack.append(("log", f"Russia track: {box.name}"))
-        elif t in (TECH, TECH + 1) and new > old:
+        elif t in (TECH, TECH + 1):
+            # A tech box pays once per game: re-entering a box left backwards pays nothing.
             p = t - TECH
-            for lvl in range(new, old, -1):
+            paid = max(s.misc[M_TECH_PAID + p], old)
+            s.misc[M_TECH_PAID + p] = max(paid, new)
+            for lvl in range(new, max(old, paid), -1):
                 box = self.c.tech_boxes[p][lvl - 1]
                 self.push_effects(self.c.eids(box.effects), p, SRC_TRACK)
                 self.s.stack.append(("log", f"{SIDES[p]} tech: {box.name}"))
