@@ -57,6 +57,7 @@ EXPLAINED = {
 # ---------------------------------------------------------------- instrumentation
 
 _ACTIVE: list[tuple[int, int, tuple, machine.Machine]] = []  # (card, depth, snapshot, m)
+_REAL: list[machine.Machine] = []  # the game being measured (not the agents' look-ahead copies)
 _STATS: dict[str, Counter] = {"held": Counter(), "playable": Counter(), "fired": Counter(),
                               "changed": Counter()}
 
@@ -76,6 +77,9 @@ _fire = play.fire_event
 
 
 def _fire_counted(m: machine.Machine, card: int, executor: int) -> None:
+    if not _REAL or m is not _REAL[0]:
+        _fire(m, card, executor)
+        return
     depth = len(m.s.stack)
     snap = _snapshot(m, card)
     _fire(m, card, executor)
@@ -98,7 +102,7 @@ def _wrap(table: dict) -> None:
     for name, fn in list(table.items()):
         def wrapped(m, *args, _fn=fn):
             _fn(m, *args)
-            if _ACTIVE:
+            if _ACTIVE and _REAL and m is _REAL[0]:
                 _settle(m)
         table[name] = wrapped
 
@@ -130,12 +134,14 @@ def play_game(seed: int) -> dict[str, Counter]:
     for k in _STATS.values():
         k.clear()
     g = Game(seed)
+    _REAL[:] = [g._m]
     agents = {"usa": HeuristicAgent(2 * seed), "china": HeuristicAgent(2 * seed + 1)}
     while not g.is_over:
         d = g.decision
         if d.kind == "card":
             _count_held(g)
         g.step(agents[d.player].act(None, g.action_mask(), g))
+        assert g._m is _REAL[0]
     _ACTIVE.clear()
     return {k: Counter(v) for k, v in _STATS.items()}
 
