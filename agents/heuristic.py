@@ -209,6 +209,8 @@ class HeuristicAgent:
 
     def _discard(self, g: Game, d, legal: list[int]) -> int:
         side, c = d.player, g.content
+        if g.action_id("no") in legal:  # pay for an event the opponent fired, or not (5.3)
+            return self._greedy(g, side, legal)
 
         def keep_value(a: int) -> float:
             card = c.cards[g.action_group(a)[1]]

@@ -67,6 +67,8 @@ OBS_NOTES = {
                         "the game in total war (R7, R21)",
     "russia_deferred": "Russia boxes (box 1 first) whose effect waits until the current card "
                        "play is over after China's reserve spend; they resolve in box order (R22)",
+    "tech_paid": "US, China: tech boxes already paid / boxes (a box pays once per game, "
+                 "also when the marker re-enters it after a setback)",
     "history_turn": "the history cards drawn this turn, face up from phase D on: the US's and "
                     "China's (one-hot each; R23)",
     "responsible": "one-hot US, China: who loses if diplomacy reaches 1 now (R21: the phasing "

@@ -47,6 +47,7 @@ from ..engine.constants import (
     M_RW_K,
     M_RW_STATE,
     M_TECH_DONE,
+    M_TECH_PAID,
     M_TRADE_DONE,
     M_TURN,
     MODE_ECONOMY,
@@ -113,7 +114,7 @@ class ObservationEncoder:
             ("decision_kind", len(DECISION_KINDS)), ("decision_card", nc), ("decision_ops", 1),
             ("decision_countries", n), ("decision_history", nh),
             ("hand_war_risk", nc), ("decision_card_war_risk", 1), ("realign_war_risk", 1),
-            ("russia_deferred", len(c.russia_boxes)), ("history_turn", nh),
+            ("russia_deferred", len(c.russia_boxes)), ("history_turn", nh), ("tech_paid", 2),
             # The public record.
             ("responsible", 2), ("result", 3), ("russia_steps_pending", 1),
             ("own_modifier", len(MODIFIERS)),
@@ -169,6 +170,7 @@ class ObservationEncoder:
         self._at = {k: sl.start for k, sl in L.items()}  # start index of every field
         self._revealed, self._spare = L["revealed_opponent_hand"], L["spare_scoring_used"]
         # The per-turn counters of the "numbers" block, in layout order.
+        self._tech_boxes = [len(c.tech_boxes[0]), len(c.tech_boxes[1])]
         self._misc_numbers = operator.itemgetter(
             *(base + k for base in (M_HAND_SIZE, M_IMPROVE_LEFT, M_TECH_DONE, M_TRADE_DONE,
                                     M_DISCARD_RIGHT, M_ROUND8, M_NEXT_OPS, M_NEXT_NO_EVENT,
@@ -293,6 +295,8 @@ class ObservationEncoder:
         for k in (M_HIST_DRAWN, M_HIST_DRAWN + 1):  # R23: the turn's face-up history cards
             if misc[k]:
                 v[at["history_turn"] + misc[k] - 1] = 1.0
+        for side in (0, 1):  # tech boxes already paid: re-entering them pays nothing
+            v[at["tech_paid"] + side] = misc[M_TECH_PAID + side] / self._tech_boxes[side]
         self._record(v, s)
         pend = s.pending
         if pend is not None:
@@ -312,7 +316,8 @@ class ObservationEncoder:
                 if kind in COUNTRY_KINDS:
                     actions = np.fromiter(legal, dtype=np.int64, count=len(legal))
                     v[at["decision_countries"] - m.space.country0 + actions] = 1.0
-                elif kind not in CARD_KINDS:  # the MODE .. DONE groups
+                elif kind not in CARD_KINDS or legal[-1] >= m.space.mode0:
+                    # The MODE .. DONE groups (a card decision may also offer NO: pay-to-fire).
                     base, mode0 = at["legal_choices"] - m.space.mode0, m.space.mode0
                     for a in legal:
                         if a >= mode0:
@@ -380,9 +385,17 @@ class ObservationEncoder:
         v[self._places] = self.effects.option_places[eid]
 
     def _discard(self, v: np.ndarray, m: Machine, f: tuple, p: int) -> None:
-        """A discard: ("discard", effect, executor, whose hand, cards left)."""
-        _, eid, executor, side, left = f
+        """A discard: ("discard", effect, executor, whose hand, cards left), or the price of
+        a pay-to-fire event: ("pay", card, its owner, the player who played it)."""
         at = self._at
+        if f[0] == "pay":
+            _, card, owner, _player = f
+            v[at["source_card"] + card] = 1.0
+            v[at["discard_side"] + owner] = 1.0
+            v[at["discard_left"]] = self._discard_scale
+            v[at["discard_min_ops"]] = m.c.cards[card].pay_discard / 4.0
+            return
+        _, eid, executor, side, left = f
         self._source(v, eid, executor)
         v[at["discard_side"] + side] = 1.0
         v[at["discard_left"]] = left * self._discard_scale
