@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -19,7 +20,8 @@ def _main() -> None:
     """Dawn of the Evenstar: arena, balance studies, play and replay."""
 
 
-AGENT_SPECS = "agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH"
+AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
+               "openspiel-ismcts[:SIMS]")
 
 
 @app.command()
@@ -139,8 +141,8 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
 
 
 @app.command()
-def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]] tables "
-                                                   "(the first is the baseline)")] =
+def balance(variants: Annotated[Path, typer.Option(help=escape(
+                "TOML file of [[variant]] tables (the first is the baseline)"))] =
             Path("experiments/variants.toml"),
             only: Annotated[list[str] | None, typer.Option("--variant", help="run only these "
                                                            "variants (repeatable)")] = None,
