@@ -193,3 +193,14 @@ def test_us_minus_baseline_counts_draws_like_the_us_win_rate() -> None:
     us_rate_diff = v["other"]["usa"]["rate"] - v["baseline"]["usa"]["rate"]
     assert us_rate_diff == 0.5
     assert v["other"]["diff_vs_baseline"]["mean"] == pytest.approx(us_rate_diff)
+
+
+def test_balance_help_keeps_the_variant_table_syntax() -> None:
+    """Rich markup used to swallow "[[variant]]" in `evenstar balance --help` (issue 16)."""
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    result = CliRunner().invoke(app, ["balance", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert "[[variant]] tables" in result.output
