@@ -76,11 +76,11 @@ class MapRenderer:
     """Draws the map picture of a game, reusing one figure for every frame.
 
     The parts that never change (region titles) are drawn once and kept as a clean
-    image.  A region's column of country boxes (control colour, name, influence) and
-    the status panel are redrawn only when what they show differs from the previous
-    frame: the area is reset from the clean image and its artists drawn again in the
-    order a full draw uses, so a frame is pixel-identical to a full redraw at a
-    fraction of the cost.
+    image.  A country's cell (box in its control colour, name, influence) and the
+    status lines are redrawn only when what they show differs from the previous
+    frame: the area is reset from the clean image and what a full draw puts there
+    is drawn again, clipped to it and in the same order, so a frame is
+    pixel-identical to a full redraw at a fraction of the cost.
     """
 
     def __init__(self, content: Content, dpi: int = 100) -> None:
@@ -124,43 +124,62 @@ class MapRenderer:
         height = self.clean.shape[0]
         renderer = self.canvas.get_renderer()
 
-        def area(bbox: Any, pad: int) -> tuple[slice, slice]:
-            return (slice(max(0, int(height - bbox.y1) - pad), int(height - bbox.y0) + pad + 1),
-                    slice(max(0, int(bbox.x0) - pad), int(bbox.x1) + pad + 1))
+        def area(bbox: Any, pad: int) -> tuple[tuple[slice, slice], Any]:
+            """The pixels of `bbox` grown by `pad`: numpy slices and a display Bbox."""
+            r0, r1 = max(0, int(height - bbox.y1) - pad), int(height - bbox.y0) + pad + 1
+            c0, c1 = max(0, int(bbox.x0) - pad), int(bbox.x1) + pad + 1
+            return (slice(r0, r1), slice(c0, c1)), Bbox([[c0, height - r1], [c1, height - r0]])
 
-        # The pixels of each column (box edges included; columns are ~12 px apart).
-        self.areas = [area(Bbox.union([box.get_window_extent(renderer) for _, box, _, _ in col]),
-                           3) for col in self.columns]
-        self.panel_area = area(panel.get_window_extent(renderer), 0)
-        self.shown: list[list[tuple[str | None, str]] | None] = [None] * len(self.columns)
-        self.shown_status: list[str] | None = None
+        # Each box with its edge; boxes of a column are ~2.6 px apart, so a cell's
+        # area also takes in the edges of the boxes above and below it.
+        self.cell_area = [[area(box.get_window_extent(renderer), 3) for _, box, _, _ in col]
+                          for col in self.columns]
+        # A band of the status panel per line (lines ~29 px apart, ~16 px tall).
+        p = panel.get_window_extent(renderer)
+        self.line_area = [area(Bbox([[p.x0, y - 6], [p.x1, y + 18]]), 0)[0] for y in
+                          (p.y0 + (0.8 - 0.3 * k) * p.height for k in range(len(self.status)))]
+        self.shown: list[list[tuple[str | None, str] | None]] = [
+            [None] * len(col) for col in self.columns]
+        self.shown_status: list[str | None] = [None] * len(self.status)
+
+    def _redraw_cell(self, buf: np.ndarray, c: int, k: int) -> None:
+        """Reset cell `k`'s area and draw what a full draw puts there, in its order: the
+        boxes (its neighbours' edges reach in), then its name and influence."""
+        column = self.columns[c]
+        pixels, clip = self.cell_area[c][k]
+        buf[pixels] = self.clean[pixels]
+        near = column[max(0, k - 1): k + 2]
+        for artist in [box for _, box, _, _ in near] + list(column[k][2:]):
+            saved = artist.get_clip_box()
+            artist.set_clip_box(clip)
+            artist.axes.draw_artist(artist)
+            artist.set_clip_box(saved)
 
     def render(self, g: Game) -> np.ndarray:
         s = g.state
         us, cn = s.inf_us, s.inf_cn
         usa, china, anti = control_masks(self.c, s)
         buf = np.asarray(self.canvas.buffer_rgba())
-        for k, column in enumerate(self.columns):
-            show = [("usa" if usa[i] else "china" if china[i] else "anti_us" if anti[i] else None,
-                     (f"{us[i]}U" if us[i] > 0 else f"{-us[i]}A" if us[i] < 0 else "")
-                     + (f" {cn[i]}C" if cn[i] else "")) for i, _, _, _ in column]
-            if show == self.shown[k]:
-                continue
-            self.shown[k] = show
-            buf[self.areas[k]] = self.clean[self.areas[k]]
-            for (_, box, _, _), (ctrl, _) in zip(column, show, strict=True):
-                box.set_facecolor(COLOURS[ctrl])
-                box.axes.draw_artist(box)
-            for (_, _, name, inf), (_, text) in zip(column, show, strict=True):
-                inf.set_text(text)
-                name.axes.draw_artist(name)
-                inf.axes.draw_artist(inf)
+        for c, (column, shown) in enumerate(zip(self.columns, self.shown, strict=True)):
+            changed = []
+            for k, (i, box, _, inf) in enumerate(column):
+                ctrl = "usa" if usa[i] else "china" if china[i] else "anti_us" if anti[i] else None
+                text = (f"{us[i]}U" if us[i] > 0 else f"{-us[i]}A" if us[i] < 0 else "") + \
+                       (f" {cn[i]}C" if cn[i] else "")
+                if shown[k] != (ctrl, text):
+                    shown[k] = (ctrl, text)
+                    box.set_facecolor(COLOURS[ctrl])
+                    inf.set_text(text)
+                    changed.append(k)
+            for k in changed:
+                self._redraw_cell(buf, c, k)
         lines = _status_lines(g)
-        if lines != self.shown_status:
-            self.shown_status = lines
-            buf[self.panel_area] = self.clean[self.panel_area]
-            for k, artist in enumerate(self.status):
-                artist.set_text(lines[k] if k < len(lines) else "")
+        lines += [""] * (len(self.status) - len(lines))
+        for k, (artist, line) in enumerate(zip(self.status, lines, strict=True)):
+            if line != self.shown_status[k]:
+                self.shown_status[k] = line
+                buf[self.line_area[k]] = self.clean[self.line_area[k]]
+                artist.set_text(line)
                 artist.axes.draw_artist(artist)
         return buf[..., :3].copy()
 
