@@ -29,13 +29,14 @@ wraps an existing Evenstar game (any seed) as a state after the chance node.
 observation vector (:func:`evenstar_env.env.observation.observe`, documented in
 docs/observation.md): the whole public state, the player's own hand and headline,
 the opponent's cards revealed to it (R20) and the pending decision.  The information
-state equals the observation: the observation is a sufficient statistic of what the
-player knows about the hidden state *as the resampler models it*,
-because :meth:`Game.resample_hidden` draws the hidden part (opponent's hand and
-headline, draw order, dice) from exactly the set of cards the observation leaves
-unaccounted for, and the hidden state never depends on which of several histories
-led to that observation.  It is not a perfect-recall information state in
-OpenSpiel's strict sense: two histories that reach the same observation share it
+state equals the observation: under the model of hidden information that
+:meth:`Game.resample_hidden` implements (the opponent's unrevealed hand and headline,
+the draw order and the dice are a uniform redraw of exactly the cards the
+observation leaves unaccounted for), the observation is a sufficient statistic of
+what the player knows.  That model ignores what a history could add (inferences
+from the opponent's earlier choices, or from when a card could have been drawn),
+and the information state is not perfect recall in OpenSpiel's strict sense: two
+histories that reach the same observation share it
 (fine for ISMCTS and for learning from tensors; tabular perfect-recall algorithms
 such as CFR are out of reach at this size anyway).  The strings are a readable
 header plus a digest of the tensor, so equal strings mean equal tensors (up to a
