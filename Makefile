@@ -34,6 +34,7 @@ test-oldest:
 bench: setup
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_env.py
+	$(BIN)/python benchmarks/bench_vector.py
 	$(BIN)/python benchmarks/bench_cards.py
 
 bench-agents: setup

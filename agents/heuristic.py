@@ -31,6 +31,10 @@ class HeuristicAgent:
     name = "heuristic"
 
     def __init__(self, seed: int | None = None) -> None:
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed` (the envs call it at every reset)."""
         self.rng = np.random.default_rng(seed)
         self._plan: tuple[int, str] | None = None  # (card, "event" | ops mode)
 

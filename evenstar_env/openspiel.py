@@ -84,11 +84,11 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def returns_of(game: Game | None) -> list[float]:
-    """+1 / -1 for the winner / loser, 0 / 0 for a draw or an unfinished game (US first)."""
-    result = None if game is None else game.result
-    if result is None or result.winner is None:
+    """:meth:`Game.returns` as OpenSpiel's list (US first); 0 / 0 before the chance node."""
+    if game is None:
         return [0.0, 0.0]
-    return [1.0 if side == result.winner else -1.0 for side in SIDES]
+    returns = game.returns()
+    return [returns[side] for side in SIDES]
 
 
 class EvenstarGame(pyspiel.Game):

@@ -57,6 +57,10 @@ OBS_NOTES = {
     "decision_card_war_risk": "1 if the card of the current decision carries that risk",
     "realign_war_risk": "1 if diplomacy is 2 or less: one realignment attempt could end "
                         "the game in total war (R7, R21)",
+    "russia_deferred": "Russia boxes (box 1 first) whose effect waits until the current card "
+                       "play is over after China's reserve spend; they resolve in box order (R22)",
+    "history_turn": "the history cards drawn this turn, face up from phase D on: the US's and "
+                    "China's (one-hot each; R23)",
 }
 
 
@@ -74,6 +78,10 @@ def observation_md() -> str:
         "card, or future dice (tested by resampling them, `tests/test_env.py`). Country",
         "order is `Game.countries()`, card order `Game.cards()` (base and scoring cards).",
         "At run time: `ObservationEncoder(content).layout` (name → slice).", "",
+        "The mask is all zero for an AEC agent that is not to move, also once the game has",
+        "ended (finished agents step `None`); the single-agent and vector envs instead give",
+        "an all-True mask once an episode has ended, for Gymnasium's autoreset step (README,",
+        "\"Using Evenstar from …\").", "",
         "| name | indices | size | meaning |", "| --- | --- | --- | --- |", *rows, ""])
 
 
@@ -83,10 +91,11 @@ def actions_md() -> str:
     groups = [("CARD", sp.card0, c.nc, "a card: play, headline, discard (card order)"),
               ("COUNTRY", sp.country0, c.n, "a country: place, realign, trade, event target"),
               ("MODE", sp.mode0, len(MODES), ", ".join(MODES)),
-              ("ORDER", sp.order0, 2, "event first, action first (R5)"),
+              ("ORDER", sp.order0, 2, "event first, action first (R5, R25)"),
               ("MOD", sp.mod0, len(MODIFIERS), ", ".join(k for k, _ in MODIFIERS) + " (R16)"),
               ("SPEND", sp.spend0, len(SPENDS), ", ".join(SPENDS) + " (R11)"),
-              ("YES", sp.yes, 1, "economy upgrade, 8th round"), ("NO", sp.no, 1, "decline"),
+              ("YES", sp.yes, 1, "economy upgrade, 8th round"),
+              ("NO", sp.no, 1, "decline (also General AI's other half, R25)"),
               ("OPTION", sp.option0, N_OPTIONS, "event branch options"),
               ("DONE", sp.done, 1, "stop spending and play a card / pass the end-of-turn discard")]
     rows = [f"| {g} | {a}–{a + n - 1} | {n} | {t} |" for g, a, n, t in groups]
@@ -101,7 +110,9 @@ def actions_md() -> str:
         "`Game.describe_action(a)` translate both ways. Decision kinds and the groups they",
         "use: modifier (MOD), headline / card / discard (CARD), end_discard (CARD, DONE),",
         "spend (SPEND, DONE), mode / granted (MODE), order (ORDER), place / realign / trade /",
-        "influence (COUNTRY), option (OPTION), upgrade / round8 (YES, NO).", "",
+        "influence (COUNTRY), option (OPTION), upgrade / round8 (YES, NO); General AI (R25):",
+        "ai_event (ORDER, NO: the event of the card played for an action, before or after it, or",
+        "not) and ai_action (MODE, NO: an action with the card played as event, or not).", "",
         "| group | ids | size | meaning |", "| --- | --- | --- | --- |", *rows, ""])
 
 

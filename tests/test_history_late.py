@@ -28,7 +28,7 @@ from helpers import (
 )
 
 from evenstar_env import Game
-from evenstar_env.engine.constants import DRAW, H_DECK, H_DONE, H_OUT, M_TURN, OUT
+from evenstar_env.engine.constants import DRAW, H_DONE, H_DRAWN, H_OUT, M_TURN, OUT
 
 DIE_FOR_OUTCOME = {1: 1, 2: 3, 3: 4, 4: 6}
 FONOP = ("Philippines", "Vietnam", "Malaysia", "Indonesia")
@@ -145,7 +145,8 @@ def test_stock_market_turbulence_2015_with_minus2_modifier_is_the_crash() -> Non
 
 def test_late_history_cards_enter_the_decks_in_turn_9_and_resolve_in_phase_d() -> None:
     """R12: the late history decks are prepared at the start of turn 9; phase D draws one
-    card of each, US first (R16)."""
+    card of each, both face up before the first modifier choice, the US card resolving
+    first (R16, R23)."""
     g = quiet_round("usa")
     c = g.content
     s = g.state
@@ -162,7 +163,7 @@ def test_late_history_cards_enter_the_decks_in_turn_9_and_resolve_in_phase_d() -
     empty_hands_to_next_turn(g, "modifier", "usa")
     assert g.turn == 9
     assert g.decision.context["history"] == c.hist_by_id["generative_ai_boom"]
-    assert s.hist_loc[c.hist_by_id["anti_corruption_campaign"]] == H_DECK
+    assert s.hist_loc[c.hist_by_id["anti_corruption_campaign"]] == H_DRAWN  # R23
     # R12: the late base cards are shuffled into the draw pile (some already dealt)
     assert all(s.card_loc[i] != OUT for i in late)
     assert any(s.card_loc[i] == DRAW for i in late)

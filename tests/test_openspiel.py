@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -175,10 +174,3 @@ def test_importing_evenstar_does_not_need_open_spiel() -> None:
                          check=True)
     assert out.stdout.strip() == "ok"
 
-
-def test_readme_openspiel_snippet_runs() -> None:
-    """The README's "Using Evenstar from OpenSpiel" snippet, executed as written."""
-    text = (Path(__file__).parent.parent / "README.md").read_text()
-    section = text.split("### Using Evenstar from OpenSpiel", 1)[1]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code, "README.md (OpenSpiel)", "exec"), {})

@@ -1,4 +1,5 @@
-"""Behaviour tests for the rulings R1-R21 (/work/shared/rules/RULINGS.md).
+"""Behaviour tests for the rulings R1-R21 (as stated in docs/rules.md); R22-R26 are in
+tests/test_rulings_r22_r26.py.
 
 Each test cites its ruling and the rulebook section (evenstar-rulebook.zh.txt) it settles.
 Scenarios are built through the public API: reach a decision, set hands, influence, tracks
@@ -1722,8 +1723,8 @@ def test_r20_super_materials_blocks_an_opponent_event():
 
 
 def test_r20_general_ai_next_card_event_and_ops():
-    """R20 (8.2.3): General AI: US +1 VP; the US's next card both fires its event and is
-    used for an action with its ops."""
+    """R20, R25 (8.2.3): General AI: US +1 VP; the US's next card may both fire its event
+    and be used for an action with its ops."""
     g = to_spend("usa", 4, tech_usa=6, diplomacy=3)
     vp = g.vp["usa"]
     do(g, "spend", "tech")
@@ -1731,7 +1732,7 @@ def test_r20_general_ai_next_card_event_and_ops():
     g.set_hand("usa", [US1, US3])
     g.set_influence(HAITI)
     play(g, US1, "place")
-    assert g.decision.kind == "order"
+    assert g.decision.kind == "ai_event"
     do(g, "order", "event_first")
     assert g.influence(HAITI)["usa"] == 2
     do(g, "country", "Canada")

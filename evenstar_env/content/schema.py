@@ -411,7 +411,7 @@ class HistoryFile(Strict):
 class Box(Strict):
     name: str
     zh: str
-    price: int = 0  # reserves to advance into this box (US tech track)
+    price: int = Field(default=0, ge=0)  # reserves to advance into this box (US tech track)
     effects: list[Effect] = []
 
 
@@ -422,11 +422,11 @@ class Zone(Strict):
     hi: int
     name: str
     zh: str
-    hand: int = 0  # social: hand size
+    hand: int = Field(default=0, ge=0)  # social: hand size
     discard: bool = False  # social: may discard one card at the end of G
     opponent_round8: bool = False  # social: the opponent may take an 8th round
-    income: int = 0  # economy: reserves gained in phase H
-    price: int = 0  # economy: upgrade price
+    income: int = Field(default=0, ge=0)  # economy: reserves gained in phase H
+    price: int = Field(default=0, ge=0)  # economy: upgrade price
     effects: list[Effect] = []  # economy: zone effect in phase H (executor = owner)
 
 

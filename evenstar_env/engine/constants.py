@@ -15,8 +15,8 @@ HEADLINE = (HEADLINE_USA, HEADLINE_CHINA)
 LOC_NAMES = ("draw", "hand_usa", "hand_china", "discard", "removed", "in_play", "out",
              "headline_usa", "headline_china", "playing")
 
-# History card locations (State.hist_loc).
-H_OUT, H_DECK, H_DONE = range(3)
+# History card locations (State.hist_loc); H_DRAWN: drawn face up this turn, not resolved (R23).
+H_OUT, H_DECK, H_DONE, H_DRAWN = range(4)
 
 # Tracks (State.tracks).
 SOCIAL, ECONOMY = 0, 2  # + side
@@ -33,8 +33,14 @@ CONTROLLER_NAMES = (None, "usa", "china", "anti_us")
  M_HAND_SIZE, _M1, M_IMPROVE_LEFT, _M2, M_TECH_DONE, _M3, M_TRADE_DONE, _M4,
  M_DISCARD_RIGHT, _M5, M_ROUND8, _M6, M_RW_STATE, M_RW_K, M_RW_ADDED,
  M_NEXT_OPS, _M7, M_NEXT_NO_EVENT, _M8, M_NEXT_BOTH, _M9, M_MOD, _M10, M_HEADLINE, _M11,
- M_END_FLAG, M_COLLAPSE, _M12, M_DIPLO_LOSER, M_DECISIONS, M_VP_SOURCE) = range(36)
-N_MISC = 36
+ M_END_FLAG, M_COLLAPSE, _M12, M_DIPLO_LOSER, M_DECISIONS, M_VP_SOURCE,
+ M_RUSSIA_DEFERRED, M_RESOLVING, M_HIST_DRAWN, _M13) = range(40)
+N_MISC = 40
+# M_RUSSIA_DEFERRED: k > 0 when the effects of the top k Russia boxes (the marker's box and
+#   the k - 1 below it) wait until the card play is over, lowest box first (R22).
+# M_RESOLVING: 1 while an event, history outcome or phase step resolves; immediate ends are
+#   checked when it has finished (R24).
+# M_HIST_DRAWN + side: 1 + the history card that side drew this turn, 0 if none (R23).
 
 RW_NONE, RW_WAITING, RW_ACTIVE = range(3)
 

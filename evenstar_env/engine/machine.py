@@ -33,7 +33,9 @@ from .constants import (
     M_END_FLAG,
     M_NEXT_OPS,
     M_PHASE,
+    M_RESOLVING,
     M_RESPONSIBLE,
+    M_RUSSIA_DEFERRED,
     M_RW_ADDED,
     M_RW_K,
     M_RW_STATE,
@@ -98,11 +100,20 @@ class Machine:
         self.s.stack.extend(reversed(frames))
 
     def push_effects(self, eids: Iterable[int], executor: int, source: int | None = None) -> None:
-        """Push effects to run in order; `source` labels the VP they give (then restored)."""
+        """Push effects to run in order; `source` labels the VP they give (then restored).
+
+        Effects pushed outside a resolution open one: immediate ends wait until the
+        ``resolved`` frame beneath them (R24); effects pushed inside it belong to it."""
         frames = [("eff", e, executor) for e in reversed(tuple(eids))]
-        if source is not None and frames:
-            frames = [("vp_source", self.s.misc[M_VP_SOURCE]), *frames, ("vp_source", source)]
-        self.s.stack.extend(frames)
+        if not frames:
+            return
+        s = self.s
+        if source is not None:
+            frames = [("vp_source", s.misc[M_VP_SOURCE]), *frames, ("vp_source", source)]
+        if not s.misc[M_RESOLVING]:
+            s.misc[M_RESOLVING] = 1
+            s.stack.append(("resolved",))
+        s.stack.extend(frames)
 
     def add_vp(self, p: int, amount: int, column: int | None = None) -> None:
         """Add VP to p's counter, booked to a region column or the current source."""
@@ -138,7 +149,7 @@ class Machine:
                 raise RuntimeError("engine bug: no frame left in a game that is not over")
             frame = s.stack.pop()
             HANDLERS[frame[0]](self, frame)
-            if s.misc[M_END_FLAG]:
+            if s.misc[M_END_FLAG] and not s.misc[M_RESOLVING]:
                 self.check_end()
             if s.misc[M_RW_STATE] == RW_WAITING:
                 self.check_ukraine()
@@ -149,7 +160,7 @@ class Machine:
         s.pending = None
         s.misc[M_DECISIONS] += 1
         RESUMES[frame[0]](self, frame, action)
-        if s.misc[M_END_FLAG]:
+        if s.misc[M_END_FLAG] and not s.misc[M_RESOLVING]:
             self.check_end()
         if s.misc[M_RW_STATE] == RW_WAITING:
             self.check_ukraine()
@@ -224,11 +235,10 @@ class Machine:
             s.misc[M_DIPLO_LOSER] = s.misc[M_RESPONSIBLE] + 1
             s.misc[M_END_FLAG] = 1
         elif t == RUSSIA and new > old:
-            # Boxes resolve in order, each with China as executor (R17).
-            for lvl in range(new, old, -1):
-                box = self.c.russia_boxes[lvl - 1]
-                self.push_effects(self.c.eids(box.effects), CHINA, SRC_TRACK)
-                self.s.stack.append(("log", f"Russia track: {box.name}"))
+            if s.misc[M_RUSSIA_DEFERRED]:  # R22: after the boxes still waiting, in order
+                s.misc[M_RUSSIA_DEFERRED] += new - old
+                return
+            self.push_russia_boxes(old + 1, new)
         elif t in (TECH, TECH + 1) and new > old:
             p = t - TECH
             for lvl in range(new, old, -1):
@@ -236,21 +246,33 @@ class Machine:
                 self.push_effects(self.c.eids(box.effects), p, SRC_TRACK)
                 self.s.stack.append(("log", f"{SIDES[p]} tech: {box.name}"))
 
+    def push_russia_boxes(self, first: int, last: int) -> None:
+        """Push the effects of Russia boxes `first`..`last` to run in order, each with China
+        as executor (R17)."""
+        for lvl in range(last, first - 1, -1):
+                box = self.c.russia_boxes[lvl - 1]
+                self.push_effects(self.c.eids(box.effects), CHINA, SRC_TRACK)
+                self.s.stack.append(("log", f"Russia track: {box.name}"))
+
     def check_end(self) -> None:
-        """Resolve immediate ends flagged since the last check (R21, 10.3.2)."""
+        """End the game on the loss conditions met since the last check; a player met
+        by both players is a draw (R21, R24, 10.3.2)."""
         s = self.s
         s.misc[M_END_FLAG] = 0
         if s.over:
             return
-        cu, cc = s.misc[M_COLLAPSE], s.misc[M_COLLAPSE + 1]
-        if cu and cc:
-            self.finish(None, "social or economy collapse of both sides")
-        elif cu or cc:
-            loser = USA if cu else CHINA
-            self.finish(1 - loser, f"{SIDES[loser]} social or economy collapse")
-        elif s.misc[M_DIPLO_LOSER]:
+        reasons: dict[int, str] = {}
+        for p in (USA, CHINA):
+            if s.misc[M_COLLAPSE + p]:
+                reasons[p] = f"{SIDES[p]} social or economy collapse"
+        if s.misc[M_DIPLO_LOSER]:
             loser = s.misc[M_DIPLO_LOSER] - 1
-            self.finish(1 - loser, f"diplomacy at 1 (total war) caused by {SIDES[loser]}")
+            reasons.setdefault(loser, f"diplomacy at 1 (total war) caused by {SIDES[loser]}")
+        if len(reasons) == 2:
+            self.finish(None, f"both sides lost at once: {reasons[USA]}; {reasons[CHINA]}")
+        elif reasons:
+            (loser, reason), = reasons.items()
+            self.finish(1 - loser, reason)
 
     def finish(self, winner: int | None, reason: str) -> None:
         s = self.s
@@ -362,6 +384,12 @@ def track_index(name: str, side: int | None) -> int:
 @handler("log")
 def _log(m: Machine, f: tuple) -> None:
     m.log(f[1])
+
+
+@handler("resolved")
+def _resolved(m: Machine, f: tuple) -> None:
+    """The event, history outcome or phase step has finished: check ends now (R24)."""
+    m.s.misc[M_RESOLVING] = 0
 
 
 @handler("vp_source")

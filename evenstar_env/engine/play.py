@@ -19,6 +19,7 @@ from .constants import (
     M_PHASING,
     M_RESPONSIBLE,
     M_ROUND,
+    M_RUSSIA_DEFERRED,
     M_TECH_DONE,
     M_TRADE_DONE,
     MODE_ECONOMY,
@@ -96,9 +97,13 @@ def _spend_resume(m: Machine, f: tuple, a: int) -> None:
     m.s.stack.append(f)  # ask again after this spend
     if what == SPEND_RUSSIA:
         s.reserves[p] -= c.rules.russia_spend_price
-        # R11: the box resolves after the card play: run the step beneath the "play" frame.
-        s.stack.insert(len(s.stack) - 2, ("russia_step",))
-        m.log("China spends reserves: Russia track +1 (resolves after the card)")
+        # R22: the marker moves now; the box's effect waits until the card play is over,
+        # run by a frame beneath the "play" frame (after any box still waiting).
+        if not s.misc[M_RUSSIA_DEFERRED]:
+            s.stack.insert(len(s.stack) - 2, ("russia_deferred",))
+        s.misc[M_RUSSIA_DEFERRED] += 1
+        s.tracks[RUSSIA] += 1
+        m.log("China spends reserves: Russia track +1 (its box resolves after the card)")
     elif what == SPEND_TECH:
         s.reserves[p] -= c.tech_boxes[USA][int(s.tracks[TECH])].price
         m.log("US spends reserves: US tech +1")
@@ -112,6 +117,20 @@ def _spend_resume(m: Machine, f: tuple, a: int) -> None:
 @handler("russia_step")
 def _russia_step(m: Machine, f: tuple) -> None:
     m.move_track(RUSSIA, 1)
+
+
+@handler("russia_deferred")
+def _russia_deferred(m: Machine, f: tuple) -> None:
+    """Resolve the lowest Russia box still waiting, then the next one (R22)."""
+    s = m.s
+    k = s.misc[M_RUSSIA_DEFERRED]
+    if not k:
+        return
+    s.misc[M_RUSSIA_DEFERRED] = k - 1
+    if k > 1:
+        s.stack.append(f)
+    level = int(s.tracks[RUSSIA]) - k + 1
+    m.push_russia_boxes(level, level)
 
 
 @handler("play")
@@ -198,13 +217,16 @@ def _mode_resume(m: Machine, f: tuple, a: int) -> None:
     executor = executor_of(m, card, p)
     if mode == MODE_EVENT:
         first = [] if no_event else [("event", card, executor, p)]
-        m.push(*first, *tail)
+        extra = [("ai_action", p, card, ops)] if both else []  # R25: may also take an action
+        m.push(*first, *extra, *tail)
         return
     action = action_frame(m, p, card, mode, ops)
-    opponent_card = int(c.card_side[card]) == 1 - p
-    fires = (opponent_card or both) and mode != MODE_TECH and not no_event
-    if fires and m.can_happen(card, executor):
+    if mode == MODE_TECH or no_event or not m.can_happen(card, executor):
+        m.push(action, *tail)
+    elif int(c.card_side[card]) == 1 - p:  # R5: an opponent's event happens
         m.push(("order", p, card, executor, action), *tail)
+    elif both:  # R25: the US may also carry out the event of its own or a neutral card
+        m.push(("ai_event", p, card, executor, action), *tail)
     else:
         m.push(action, *tail)
 
@@ -239,6 +261,37 @@ def _order_resume(m: Machine, f: tuple, a: int) -> None:
         m.push(event, action)
     else:
         m.push(action, event)
+
+
+@handler("ai_event")
+def _ai_event(m: Machine, f: tuple) -> None:
+    """General AI (R25): the event too, before or after the action, or not at all."""
+    sp = m.space
+    m.ask(f, f[1], "ai_event", (sp.order0, sp.order0 + 1, sp.no), {"card": f[2]})
+
+
+@resume("ai_event")
+def _ai_event_resume(m: Machine, f: tuple, a: int) -> None:
+    if a == m.space.no:
+        m.s.stack.append(f[4])
+    else:
+        _order_resume(m, f, a)
+
+
+@handler("ai_action")
+def _ai_action(m: Machine, f: tuple) -> None:
+    """General AI (R25): after the event, an action with the card's ops too, or not."""
+    _, p, card, ops = f
+    sp = m.space
+    modes = [sp.mode0 + x for x in legal_modes(m, p, card, ops) if x not in (MODE_EVENT, MODE_TECH)]
+    m.ask(f, p, "ai_action", modes + [sp.no], {"card": card, "ops": ops})
+
+
+@resume("ai_action")
+def _ai_action_resume(m: Machine, f: tuple, a: int) -> None:
+    _, p, card, ops = f
+    if a != m.space.no:
+        m.s.stack.append(action_frame(m, p, card, a - m.space.mode0, ops))
 
 
 @handler("event")

@@ -13,6 +13,7 @@ from .constants import (
     ECONOMY,
     H_DECK,
     H_DONE,
+    H_DRAWN,
     H_OUT,
     HAND,
     HEADLINE,
@@ -22,6 +23,7 @@ from .constants import (
     M_END_FLAG,
     M_HAND_SIZE,
     M_HEADLINE,
+    M_HIST_DRAWN,
     M_IMPROVE_LEFT,
     M_MOD,
     M_PHASE,
@@ -128,22 +130,31 @@ def _phase_d(m: Machine, f: tuple) -> None:
     s, c = m.s, m.c
     s.misc[M_PHASE] = P_HISTORY
     frames = []
+    s.misc[M_HIST_DRAWN] = s.misc[M_HIST_DRAWN + 1] = 0
     if s.misc[M_TURN] == 1:
         turn1 = [i for i, sp in enumerate(c.hist_special) if sp == "turn1"]
         turn1.sort(key=lambda i: -int(c.hist_side[i]))  # [engine]: China's card first
         frames += [("history", i, 0) for i in turn1]
-    frames += [("history_draw", USA), ("history_draw", CHINA)]
+    frames.append(("history_draw",))
     m.push(*frames)
 
 
 @handler("history_draw")
 def _history_draw(m: Machine, f: tuple) -> None:
+    """R23: both history cards are drawn face up before the first modifier choice; the
+    US card resolves first, then China's."""
     s, c = m.s, m.c
-    p = f[1]
     era = ERAS.index(_era(m))
-    deck = np.flatnonzero((s.hist_loc == H_DECK) & (c.hist_side == p) & (c.hist_era == era))
-    if deck.size:
-        m.s.stack.append(("history", int(deck[m.below(deck.size)]), 1))
+    frames = []
+    for p in (USA, CHINA):
+        deck = np.flatnonzero((s.hist_loc == H_DECK) & (c.hist_side == p) & (c.hist_era == era))
+        if deck.size:
+            h = int(deck[m.below(deck.size)])
+            s.hist_loc[h] = H_DRAWN
+            s.misc[M_HIST_DRAWN + p] = h + 1
+            m.log(f"{SIDES[p]} draws history card {c.history[h].name}")
+            frames.append(("history", h, 1))
+    m.push(*frames)
 
 
 def _era(m: Machine) -> str:
@@ -345,6 +356,11 @@ def _phase_h(m: Machine, f: tuple) -> None:
     for p in (USA, CHINA):
         s.reserves[p] += c.zone("economy", int(s.tracks[ECONOMY + p])).income
     m.push(("upgrade", USA), ("upgrade", CHINA), ("decline",))
+    # R26: persistent reserve income or loss comes with the zone income, before the upgrade.
+    for i in reversed(c.persistent_cards):  # pushed last: run first, in card order
+        if s.card_loc[i] == IN_PLAY and c.cards[i].persistent.economy:
+            m.push_effects(c.eids(c.cards[i].persistent.economy), int(s.event_side[i]),
+                           SRC_EVENT)
 
 
 @handler("upgrade")
@@ -374,10 +390,6 @@ def _decline(m: Machine, f: tuple) -> None:
     if s.misc[M_COLLAPSE] or s.misc[M_COLLAPSE + 1]:
         s.misc[M_END_FLAG] = 1
         return
-    for i in reversed(c.persistent_cards):  # pushed first: run after the zone effects
-        if s.card_loc[i] == IN_PLAY and c.cards[i].persistent.economy:
-            m.push_effects(c.eids(c.cards[i].persistent.economy), int(s.event_side[i]),
-                           SRC_EVENT)
     for p in (CHINA, USA):  # the US's zone effect first
         zone = c.zone("economy", int(s.tracks[ECONOMY + p]))
         m.push_effects(c.eids(zone.effects), p, SRC_ECONOMY)

@@ -24,6 +24,7 @@ from ..engine.constants import (
     IN_PLAY,
     M_DISCARD_RIGHT,
     M_HAND_SIZE,
+    M_HIST_DRAWN,
     M_IMPROVE_LEFT,
     M_NEXT_BOTH,
     M_NEXT_NO_EVENT,
@@ -32,6 +33,7 @@ from ..engine.constants import (
     M_PHASING,
     M_ROUND,
     M_ROUND8,
+    M_RUSSIA_DEFERRED,
     M_RW_ADDED,
     M_RW_K,
     M_RW_STATE,
@@ -40,6 +42,7 @@ from ..engine.constants import (
     M_TURN,
     PHASES,
     REMOVED,
+    RUSSIA,
     SIDES,
 )
 from ..engine.machine import Machine
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
 
 DECISION_KINDS = ("modifier", "headline", "spend", "card", "mode", "granted", "order", "place",
                   "realign", "trade", "influence", "discard", "option", "upgrade", "round8",
-                  "end_discard")
+                  "end_discard", "ai_event", "ai_action")
 INFLUENCE_SCALE = 5.0
 
 
@@ -79,6 +82,7 @@ class ObservationEncoder:
             ("decision_kind", len(DECISION_KINDS)), ("decision_card", nc), ("decision_ops", 1),
             ("decision_countries", n), ("decision_history", nh),
             ("hand_war_risk", nc), ("decision_card_war_risk", 1), ("realign_war_risk", 1),
+            ("russia_deferred", len(c.russia_boxes)), ("history_turn", nh),
         ]
         self.layout: dict[str, slice] = {}
         start = 0
@@ -181,6 +185,13 @@ class ObservationEncoder:
             if s.card_loc[k] == HAND[p] and risks_total_war(m, k, p):
                 v[at["hand_war_risk"] + k] = 1.0
         v[at["realign_war_risk"]] = s.tracks[DIPLOMACY] <= 2  # one attempt costs at most 1 (R7)
+        deferred = misc[M_RUSSIA_DEFERRED]
+        if deferred:  # R22: the boxes whose effects wait, up to the marker's box
+            top = at["russia_deferred"] + int(s.tracks[RUSSIA])
+            v[top - deferred: top] = 1.0
+        for k in (M_HIST_DRAWN, M_HIST_DRAWN + 1):  # R23: the turn's face-up history cards
+            if misc[k]:
+                v[at["history_turn"] + misc[k] - 1] = 1.0
         pend = s.pending
         if pend is not None:
             _, player, kind, legal, ctx = pend
