@@ -2,7 +2,8 @@
 
 A policy file pair is ``NAME.pt`` (a plain tensor dict, read with
 ``torch.load(weights_only=True)``: no code in the file is ever executed) and
-``NAME.json`` (the architecture and the content fingerprint it was trained on).
+``NAME.json`` (the architecture, the content fingerprint and the observation layout
+it was trained on; ``scripts/reexport_policy.py`` carries a policy to a new layout).
 An sb3-contrib ``NAME.zip`` is read the same way: only its ``policy.pth``
 tensors (weights-only) and the plain JSON of its ``data`` entry; the pickled
 objects inside ``data`` are never unpickled.  Every field is checked before a
@@ -59,13 +60,19 @@ def export_policy(sb3_policy: Any, path: Path, content: Content | None = None) -
              if k.startswith((_BODY, _HEAD))}
     hidden = [int(v.shape[0]) for k, v in state.items()
               if k.startswith(_BODY) and k.endswith(".weight")]
+    from evenstar_env.env.observation import encoder_for
+
+    from .policy_layout import config_text, layout_of
+
+    content = content or load_content()
     config = {"format": FORMAT, "obs_size": int(sb3_policy.observation_space.shape[0]),
               "n_actions": int(sb3_policy.action_space.n), "hidden": hidden,
               "activation": activation_name(sb3_policy),
-              "content": content_fingerprint(content or load_content())}
+              "content": content_fingerprint(content),
+              "layout": layout_of(encoder_for(content))}
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(state, path.with_suffix(".pt"))
-    path.with_suffix(".json").write_text(json.dumps(config, indent=2))
+    path.with_suffix(".json").write_text(config_text(config))
 
 
 def _layout(content: Content) -> tuple[int, int]:
@@ -99,11 +106,17 @@ def _read_config(cfg_path: Path, content: Content) -> dict[str, Any]:
 
 def _check_config(config: dict[str, Any], where: Path, content: Content) -> None:
     """Field by field, before anything is allocated."""
+    from evenstar_env.env.observation import encoder_for
+
+    from .policy_layout import layout_of
+
     obs_size, n_actions = _layout(content)
-    if config.get("obs_size") != obs_size:
+    layout = layout_of(encoder_for(content))
+    if config.get("obs_size") != obs_size or config.get("layout", layout) != layout:
         raise PolicyFileError(f"{where}: trained on observations of size "
-                              f"{config.get('obs_size')}, this environment's are {obs_size} "
-                              "(retrain for the current observation layout)")
+                              f"{config.get('obs_size')} in another layout (field 'layout'), "
+                              f"this environment's are {obs_size} (re-export it with "
+                              "scripts/reexport_policy.py, or retrain)")
     if config.get("n_actions") != n_actions:
         raise PolicyFileError(f"{where}: field 'n_actions' is {config.get('n_actions')!r}, "
                               f"this environment has {n_actions} actions")

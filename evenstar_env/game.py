@@ -542,27 +542,32 @@ class Game:
         """A copy where what `player` cannot see is redrawn consistently with what it knows.
 
         Redrawn: the opponent's hand (except cards revealed to `player` that are
-        still there, R20), the opponent's secret headline card, the order of the
-        draw pile (the future draws), the opponent's hidden modifier choice, and
-        the future dice.
+        still there, R20, and the card it has chosen to play), the opponent's
+        headline card while it is secret (until both are chosen, 4.6.F), the order
+        of the draw pile (the future draws), the opponent's hidden modifier choice,
+        and the future dice.
         """
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         g = self.clone()
         s = g._m.s
         p = _side(player)
         o = 1 - p
+        pend = s.pending
         known = s.revealed[o] & (s.card_loc == HAND[o])
+        if pend is not None and pend[2] == "mode":
+            known[pend[4]["card"]] = True  # the card chosen to play is face up
         hidden_hand = np.flatnonzero((s.card_loc == HAND[o]) & ~known)
-        hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o])
+        secret_head = pend is not None and pend[2] == "headline"
+        hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o]) if secret_head else ()
         pool = np.concatenate([hidden_hand, hidden_head, np.flatnonzero(s.card_loc == DRAW)])
+        pool = pool.astype(np.int64)
         gen.shuffle(pool)
         s.card_loc[pool] = DRAW
         s.card_loc[pool[: hidden_hand.size]] = HAND[o]
-        if hidden_head.size:
+        if len(hidden_head):
             card = int(pool[hidden_hand.size])
             s.card_loc[card] = HEADLINE[o]
             s.misc[M_HEADLINE + o] = card
-        pend = s.pending
         if o == USA and pend is not None and pend[2] == "modifier" and pend[1] == CHINA:
             costs = [g._m.c.rules.modifier_costs[k] for k, _ in MODIFIERS]
             afford = [k for k, cost in enumerate(costs) if cost <= s.reserves[USA]]

@@ -89,6 +89,11 @@ class BatchedGames:
         self._ended = np.zeros(num_envs, dtype=bool)
 
     @property
+    def static_features(self) -> dict[str, np.ndarray]:
+        """The map features that never change, per country (not in the observation vector)."""
+        return self.encoders[0].static_features
+
+    @property
     def seeds(self) -> np.ndarray:
         """The seed of every slot's current game."""
         return self.slots.seeds.copy()

@@ -27,8 +27,8 @@ SIDE_OPTIONS = ("usa", "china", "alternate")
 
 
 def observation_box(encoder: ObservationEncoder) -> spaces.Box:
-    """The observation space of one player's vector."""
-    return spaces.Box(0.0, 1000.0, (encoder.size,), np.float32)
+    """The observation space of one player's vector: the real range of every entry."""
+    return spaces.Box(encoder.low, encoder.high, dtype=np.float32)
 
 
 def side_of_episode(side: str, episode: int) -> int:
@@ -68,6 +68,8 @@ class SingleAgentEnv(gym.Env):
                                 max_decisions)
         self.observation_space = observation_box(self.encoder)
         self.action_space = spaces.Discrete(Game(0, content=self.content).num_actions)
+        # The map features that never change, per country (not in the observation vector).
+        self.static_features = self.encoder.static_features
         self._episodes = 0
 
     @property

@@ -16,7 +16,7 @@ from helpers import action_round, advance_to
 
 from evenstar_env import Game, SnapshotError, UnknownNameError
 from evenstar_env.engine import machine
-from evenstar_env.engine.constants import DRAW, PLAYING
+from evenstar_env.engine.constants import DRAW, N_MISC, PLAYING
 
 
 @pytest.fixture()
@@ -247,7 +247,7 @@ _DELETE = object()
     (("state", "card_loc", 0), 42, r"field 'state.card_loc': value 42"),
     (("state", "revealed", 0), [1] * 3, r"field 'state.revealed\[0\]': expected a list of"),
     (("state", "misc", 0), 99, r"field 'state.misc\[0\] \(turn\)': 99 is outside 1..11"),
-    (("state", "misc"), [0], r"field 'state.misc': expected a list of 36"),
+    (("state", "misc"), [0], rf"field 'state.misc': expected a list of {N_MISC}"),
     (("state", "rng", 0), -1, r"field 'state.rng\[0\]': -1 is outside"),
     (("state", "forced"), [9], r"field 'state.forced\[0\]': 9 is outside 1..6"),
     (("state", "stack", 0), ["rm_rf", 1], r"field 'state.stack\[0\]': unknown frame 'rm_rf'"),

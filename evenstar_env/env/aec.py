@@ -54,7 +54,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.encoder = ObservationEncoder(self.content)
         self.possible_agents = list(AGENTS)
         n_actions = Game(0, content=self.content).num_actions
-        obs_box = spaces.Box(low=0.0, high=1000.0, shape=(self.encoder.size,), dtype=np.float32)
+        obs_box = spaces.Box(low=self.encoder.low, high=self.encoder.high, dtype=np.float32)
         mask_box = spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8)
         self.observation_spaces = {a: spaces.Dict({"observation": obs_box,
                                                    "action_mask": mask_box})
@@ -63,6 +63,12 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.game: Game | None = None
         self._seed_rng = np.random.default_rng()
         self._fig = None
+
+    @property
+    def static_features(self) -> dict[str, np.ndarray]:
+        """The map features that never change (battleground, stability, links to the
+        superpowers), per country in map order; not part of the observation vector."""
+        return self.encoder.static_features
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
