@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-slow bench bench-agents lint clean
+.PHONY: setup demo test test-slow test-oldest bench bench-agents lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(BIN)/python:
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	# CPU torch first, so that nothing pulls CUDA builds (design card).
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,dev]"
+	$(BIN)/pip install -q -e ".[train,dev,openspiel]"
 	touch $@
 
 setup: $(VENV)/.installed
@@ -25,6 +25,11 @@ test: setup
 
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow
+
+# The oldest supported dependency set (the lower bounds in pyproject.toml), in a
+# throwaway venv, on the core test modules.
+test-oldest:
+	PY=$(PY) scripts/check_oldest.sh /tmp/evenstar-oldest
 
 bench: setup
 	$(BIN)/python benchmarks/bench_engine.py

@@ -30,7 +30,8 @@ SIDES = ("usa", "china")
 
 
 def make_agent(spec: str, seed: int) -> Any:
-    """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH."""
+    """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH,
+    openspiel-ismcts[:SIMS] (needs the openspiel extra)."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
         return RandomAgent(seed)
@@ -48,8 +49,12 @@ def make_agent(spec: str, seed: int) -> Any:
         from agents.ppo_agent import SHIPPED_POLICY, PPOAgent
 
         return PPOAgent(arg or SHIPPED_POLICY, seed=seed)
+    if kind == "openspiel-ismcts":
+        from agents.openspiel_agent import OpenSpielISMCTSAgent
+
+        return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
     raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
-                     f"ismcts[:ITER[:SECONDS]], ppo:PATH)")
+                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, openspiel-ismcts[:SIMS])")
 
 
 def ignore_sigint() -> None:

@@ -341,8 +341,8 @@ def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dic
 
 
 def _score(r: dict) -> float:
-    """The US's result: 1 win, 0.5 draw, 0 loss."""
-    return 0.5 if r["winner"] is None else float(r["winner"] == "usa")
+    """1 if the US won, else 0 (a draw counts as not a US win, as in the US win rate)."""
+    return float(r["winner"] == "usa")
 
 
 def _mean_ci(xs: list[float]) -> dict[str, float]:

@@ -60,7 +60,8 @@ def _main() -> None:
 
 
 VARIANTS_FILE = Path(__file__).resolve().parent / "variants.toml"  # found from any folder
-AGENT_SPECS = "agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH"
+AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
+               "openspiel-ismcts[:SIMS]")
 
 
 def _check_agents(specs: list[str], name: str) -> None:
@@ -204,8 +205,8 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
 
 
 @command
-def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]] tables "
-                                                   "(the first is the baseline)")] =
+def balance(variants: Annotated[Path, typer.Option(help=escape(
+                "TOML file of [[variant]] tables (the first is the baseline)"))] =
             VARIANTS_FILE,
             only: Annotated[list[str] | None, typer.Option("--variant", help="run only these "
                                                            "variants (repeatable)")] = None,

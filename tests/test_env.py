@@ -31,7 +31,11 @@ def test_pettingzoo_api_seed_and_render_tests_pass_without_our_warnings() -> Non
         api_test(env(), num_cycles=400)
         seed_test(env, num_cycles=400)
         render_test(env)
-    ours = {str(w.message) for w in caught} - KNOWN_PETTINGZOO_FALSE_POSITIVES
+    # render_test also runs human mode, which headless warns about once (test_render.py);
+    # deprecations inside other libraries (matplotlib 3.8 on a new pyparsing) are not ours.
+    ours = {str(w.message) for w in caught if "no display" not in str(w.message)
+            and not (issubclass(w.category, DeprecationWarning)
+                     and "evenstar_env" not in w.filename)} - KNOWN_PETTINGZOO_FALSE_POSITIVES
     assert not ours, ours
 
 

@@ -13,7 +13,7 @@ from ..content import Content, load_content
 from ..conventions import as_int_or_repr, check_options, draw_seed
 from ..game import Game, IllegalActionError
 from .observation import ObservationEncoder
-from .render import render_ansi, render_rgb
+from .render import has_display, render_ansi, render_rgb
 
 AGENTS = ["usa_0", "china_1"]  # index = engine side (0 = US, 1 = China)
 AGENT_OF_SIDE = {"usa": AGENTS[0], "china": AGENTS[1], None: None}
@@ -154,21 +154,21 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             return None
         if self.render_mode == "ansi":
             return render_ansi(self.game)
-        image = render_rgb(self.game)
         if self.render_mode == "rgb_array":
-            return image
-        self._show(image)
+            return render_rgb(self.game)
+        if has_display():
+            self._show(render_rgb(self.game))
         return None
 
     def _show(self, image: np.ndarray) -> None:
+        """Show a frame in one reused window, at the metadata's frame rate."""
         import matplotlib.pyplot as plt
 
-        if plt.get_backend().lower() == "agg":
-            return  # no screen: nothing to show (headless)
         if self._fig is None:
             self._fig = plt.figure(figsize=(image.shape[1] / 100, image.shape[0] / 100))
-        self._fig.clf()
-        self._fig.figimage(image)
+            self._image = self._fig.figimage(image)
+        else:
+            self._image.set_data(image)
         plt.pause(1 / self.metadata["render_fps"])
 
     def close(self) -> None:
