@@ -21,7 +21,7 @@ def make_opponent(opponent: Any) -> Any:
     if opponent is None:
         opponent = "random"
     if isinstance(opponent, str):
-        from experiments.arena import make_agent  # the arena's spec parser, one for all
+        from agents.specs import make_agent  # the arena's spec parser, one for all
 
         return make_agent(opponent, 0)  # reseeded at every reset
     if not callable(getattr(opponent, "act", None)):

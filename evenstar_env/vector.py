@@ -21,6 +21,7 @@ The surface is kept to numpy arrays so that a native backend can implement it la
 from __future__ import annotations
 
 import copy
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,7 +73,7 @@ class SlotSeeds:
         return int(self.seeds[i])
 
 
-class BatchedGames:
+class BatchedGames(ABC):
     """What both batched forms share: N slots, their seeds, encoders and output rows, and
     the loop that steps every slot or, after its game has ended, starts its next game."""
 
@@ -129,11 +130,13 @@ class BatchedGames:
         self._ended = terminated | truncated
         return terminated, truncated
 
+    @abstractmethod
     def _start(self, i: int) -> None:
-        raise NotImplementedError
+        """Start slot i's game (seed ``self.slots.seeds[i]``) and write its first row."""
 
+    @abstractmethod
     def _step_row(self, i: int, action: Any) -> tuple[bool, bool]:
-        raise NotImplementedError
+        """Apply slot i's action and write its row: (terminated, truncated)."""
 
 
 class EvenstarVectorEnv(BatchedGames, VectorEnv):

@@ -21,40 +21,12 @@ from typing import Any
 
 from rich.progress import Progress
 
-from agents import CautiousRandomAgent, HeuristicAgent, ISMCTSAgent, RandomAgent
+from agents.specs import make_agent
 from experiments.files import ensure_output_dir, write_text_atomic
 from experiments.selfplay import GameRecord, play_game
 from experiments.stats import wilson
 
 SIDES = ("usa", "china")
-
-
-def make_agent(spec: str, seed: int) -> Any:
-    """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH,
-    openspiel-ismcts[:SIMS] (needs the openspiel extra)."""
-    kind, _, arg = spec.partition(":")
-    if kind == "random":
-        return RandomAgent(seed)
-    if kind == "cautious":
-        return CautiousRandomAgent(seed)
-    if kind == "heuristic":
-        return HeuristicAgent(seed)
-    if kind == "ismcts":
-        iters, _, secs = arg.partition(":")  # what the spec leaves out keeps its default
-        budget = {"iterations": int(iters)} if iters else {}
-        if secs:
-            budget["seconds"] = float(secs)
-        return ISMCTSAgent(seed=seed, **budget)
-    if kind == "ppo":
-        from agents.ppo_agent import SHIPPED_POLICY, PPOAgent
-
-        return PPOAgent(arg or SHIPPED_POLICY, seed=seed)
-    if kind == "openspiel-ismcts":
-        from agents.openspiel_agent import OpenSpielISMCTSAgent
-
-        return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
-                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, openspiel-ismcts[:SIMS])")
 
 
 def ignore_sigint() -> None:

@@ -65,7 +65,7 @@ AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]
 
 
 def _check_agents(specs: list[str], name: str) -> None:
-    from experiments.arena import make_agent
+    from agents.specs import make_agent
 
     for spec in specs:
         try:

@@ -13,8 +13,9 @@ from helpers import action_round
 
 from agents import CautiousRandomAgent, HeuristicAgent, ISMCTSAgent, RandomAgent
 from agents.ppo_agent import PolicyFileError, PPOAgent
+from agents.specs import make_agent
 from evenstar_env import Game
-from experiments.arena import Job, jobs_for, make_agent, run_games, summarise
+from experiments.arena import Job, jobs_for, run_games, summarise
 from experiments.selfplay import GameRecord, play_game
 
 

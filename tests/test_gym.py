@@ -10,6 +10,7 @@ import pytest
 
 import evenstar_env
 from agents import HeuristicAgent, RandomAgent
+from agents.specs import make_agent
 from evenstar_env import Game, IllegalActionError, raw_env
 from evenstar_env.vector import EvenstarVectorEnv, SelfPlayVectorEnv
 from evenstar_env.wrappers import SingleAgentEnv
@@ -150,7 +151,7 @@ def test_single_agent_env_replays_the_arena_and_balance_game_of_its_seed(seed, s
     record = arena._play(arena.Job(seed, spec["usa"], spec["china"]))
     job = balance.Job("shipped", seed, spec["usa"], spec["china"])
     assert balance.play_job(job, {"name": "shipped"})["actions"] == record.actions
-    learner = arena.make_agent(spec[side], 2 * seed + p)
+    learner = make_agent(spec[side], 2 * seed + p)
     env = SingleAgentEnv(side=side, opponent=spec[("china", "usa")[p]])
     env.reset(seed=seed)
     done = False

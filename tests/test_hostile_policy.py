@@ -16,10 +16,10 @@ from agents.ppo_agent import (
     PPOAgent,
     export_policy,
 )
+from agents.specs import make_agent
 from evenstar_env import Game
 from evenstar_env.env.observation import observe
 from evenstar_env.wrappers import SingleAgentEnv
-from experiments.arena import make_agent
 
 torch = pytest.importorskip("torch")
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from open_spiel.python.algorithms import ismcts, mcts
 
+from agents.specs import make_agent
 from evenstar_env import Game
 from evenstar_env import openspiel as eo
 from evenstar_env.env.observation import observe
-from experiments.arena import make_agent
 
 
 @pytest.fixture(scope="module")
