@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-slow test-native test-asan bench bench-agents bench-native lint clean
+.PHONY: setup demo test test-slow test-oldest test-native test-asan bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(BIN)/python:
 $(VENV)/.installed: $(BIN)/python pyproject.toml native/pyproject.toml
 	# CPU torch first, so that nothing pulls CUDA builds (design card).
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,dev]"
+	$(BIN)/pip install -q -e ".[train,dev,openspiel]"
 	# The native core (docs/native.md): C++17 built by scikit-build-core; edits to
 	# native/src rebuild on the next import.
 	$(BIN)/pip install -q scikit-build-core nanobind ninja
@@ -27,7 +27,7 @@ demo: setup
 
 # The suite on the default backend (the native core), then the rule, card and API tests
 # again on the Python reference engine (docs/native.md).
-RULE_TESTS := tests/test_rulings.py tests/test_rulings_r22_r26.py tests/test_rulebook_examples.py \
+RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_r22_r26.py tests/test_rulebook_examples.py \
 	tests/test_cards_early.py tests/test_cards_mid.py tests/test_cards_late.py \
 	tests/test_history_cards.py tests/test_history_mid.py tests/test_history_late.py \
 	tests/test_war_cards.py tests/test_effects.py tests/test_play.py tests/test_api.py
@@ -48,9 +48,15 @@ test-native: setup
 test-asan: setup
 	$(BIN)/python scripts/native_asan.py --random 2000 --cautious 50
 
+# The oldest supported dependency set (the lower bounds in pyproject.toml), in a
+# throwaway venv, on the core test modules.
+test-oldest:
+	PY=$(PY) scripts/check_oldest.sh /tmp/evenstar-oldest
+
 bench: setup
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_env.py
+	$(BIN)/python benchmarks/bench_vector.py
 	$(BIN)/python benchmarks/bench_cards.py
 
 bench-native: setup

@@ -14,3 +14,6 @@ class Agent(Protocol):
     name: str
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int: ...
+
+# Optional: ``reseed(seed)`` starts an agent afresh as if built with `seed`; the envs
+# call it at every reset so that ``reset(seed=s)`` also fixes the opponent's choices.

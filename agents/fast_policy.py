@@ -24,6 +24,10 @@ class FastPolicy:
     name = "fast"
 
     def __init__(self, seed: int | None = None) -> None:
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed`."""
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
@@ -37,7 +41,7 @@ class FastPolicy:
             scoring = [a for a in legal if game.content.card_scoring[game.action_group(a)[1]]]
             if scoring:
                 return int(scoring[0])
-        if d.kind == "mode":
+        if d.kind in ("mode", "ai_action"):
             keep = legal[legal != game.action_id("mode", "realign")]
             legal = keep if keep.size else legal
         if d.kind == "modifier":

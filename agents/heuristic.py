@@ -31,6 +31,10 @@ class HeuristicAgent:
     name = "heuristic"
 
     def __init__(self, seed: int | None = None) -> None:
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed` (the envs call it at every reset)."""
         self.rng = np.random.default_rng(seed)
         self._plan: tuple[int, str] | None = None  # (card, "event" | ops mode)
 
@@ -205,6 +209,8 @@ class HeuristicAgent:
 
     def _discard(self, g: Game, d, legal: list[int]) -> int:
         side, c = d.player, g.content
+        if g.action_id("no") in legal:  # pay for an event the opponent fired, or not (5.3)
+            return self._greedy(g, side, legal)
 
         def keep_value(a: int) -> float:
             card = c.cards[g.action_group(a)[1]]

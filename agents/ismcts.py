@@ -81,6 +81,10 @@ class ISMCTSAgent:
         self.iterations, self.seconds = iterations, seconds
         self.rollout_depth, self.c = rollout_depth, exploration
         self.eval_scale, self.prior, self.realign_samples = eval_scale, prior, realign_samples
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed` (the envs call it at every reset)."""
         self.rng = np.random.default_rng(seed)
         self.policy = FastPolicy(int(self.rng.integers(2**31)))
         self.fine = HeuristicAgent(int(self.rng.integers(2**31)))

@@ -1,14 +1,21 @@
 """Evenstar: a reinforcement-learning environment for Dawn of the Evenstar."""
 
+import gymnasium as _gym
 import pettingzoo as _pz
 
 from .content import ContentError
 from .env import env, raw_env
-from .game import Decision, Game, IllegalActionError, Result
+from .game import Decision, Game, IllegalActionError, Result, SnapshotError, UnknownNameError
 
-__all__ = ["ContentError", "Decision", "Game", "IllegalActionError", "Result", "env", "raw_env"]
+__all__ = ["ContentError", "Decision", "Game", "IllegalActionError", "Result", "SnapshotError",
+           "UnknownNameError", "env", "raw_env"]
 __version__ = "0.1.0"
 
 ENV_ID = "Evenstar-v0"
 if ENV_ID not in _pz.aec_registry:
     _pz.register("aec", ENV_ID, entry_point="evenstar_env.env:env")
+# The same id in Gymnasium's registry: the single-agent wrapper and, for make_vec, the
+# batched env (README "Using Evenstar from ...").
+if ENV_ID not in _gym.registry:
+    _gym.register(ENV_ID, entry_point="evenstar_env.wrappers:SingleAgentEnv",
+                  vector_entry_point="evenstar_env.vector:EvenstarVectorEnv")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -22,6 +24,8 @@ from .engine.constants import (
     H_OUT,
     HAND,
     HEADLINE,
+    HEADLINE_CHINA,
+    HEADLINE_USA,
     M_DECISIONS,
     M_HEADLINE,
     M_MOD,
@@ -30,8 +34,10 @@ from .engine.constants import (
     M_TURN,
     MODES,
     MODIFIERS,
+    N_OPTIONS,
     OUT,
     PHASES,
+    PLAYING,
     REMOVED,
     SIDES,
     SOCIAL,
@@ -43,12 +49,32 @@ from .engine.constants import (
 from .engine.machine import Machine
 from .engine.rng import seed_streams
 from .engine.state import State
+from .snapshot import (
+    FORMAT_VERSION,
+    SnapshotError,
+    check_seed,
+    load_snapshot,
+    new_state,
+    track_bounds,
+)
 
-FORMAT_VERSION = 2  # 2: R22-R26 state (misc entries 36-39, history location "drawn")
+__all__ = ["FORMAT_VERSION", "Decision", "Game", "IllegalActionError", "Result",
+           "SnapshotError", "UnknownNameError"]
+
+# The scenario setters' ceiling for influence and reserves: far inside the int16/int32
+# counters, so that play can still add to them (a whole game adds a few hundred at most).
+SCENARIO_MAX = 999
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal for the pending decision."""
+
+
+class UnknownNameError(KeyError, ValueError):
+    """A side, country, card, track, mode or other name that does not exist."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0]) if self.args else ""
 
 
 class Result(NamedTuple):
@@ -98,6 +124,18 @@ class Game:
     ``Game(seed)`` sets up the board (3.1-3.7) and runs to the first decision.
     ``backend`` is ``"python"`` (the reference engine) or ``"native"`` (the C++ core,
     bit-identical; no text log); None is the default of ``evenstar_env.native``.
+
+    `seed` is an integer in 0..2**64-1 (a Python or numpy integer; strings, floats
+    and bools raise TypeError, values outside the range ValueError).  It seeds the
+    game's three independent random streams, dice, deck and other chance events
+    (engine/rng.py): their states are the first three outputs of SplitMix64
+    started at ``seed * 0x2545F4914F6CDD1D + 0x1234567 (mod 2**64)``.  The
+    multiplier is odd, so this map is one-to-one on 0..2**64-1: two different
+    seeds never share their streams (negative or larger seeds would alias modulo
+    2**64, hence they are refused).  ``seed`` is kept as an attribute by
+    `clone` and `to_dict`/`from_dict` (None for a game made from a snapshot
+    that stored none); scenario setters and `resample_hidden` change a game without
+    changing its seed.
     """
 
     backend = "python"
@@ -121,14 +159,14 @@ class Game:
                  _state: State | None = None, backend: str | None = None) -> None:
         self.content = content or load_content()
         c = self.content
-        if _state is not None:
+        if _state is not None:  # from clone / from_dict, which set the seed themselves
+            self.seed: int | None = None
             self._m = Machine(c, _state, log)
             return
-        s = State(c.n, c.nc, c.nh, len(c.rules.spare_scoring),
-                  len(c.region_names) + len(c.subregion_names) + len(VP_SOURCES))
+        self.seed = check_seed(seed)
+        s = new_state(c)
         self._m = Machine(c, s, log)
-        self.seed = seed
-        s.rng = seed_streams(seed)
+        s.rng = seed_streams(self.seed)
         self._setup()
         self._m.run()
 
@@ -190,24 +228,25 @@ class Game:
         ``("mode", "realign")``, ``("order", "event_first"|"action_first")``,
         ``("mod", "plus1")``, ``("spend", "tech")``, ``("option", 1)``, ``("yes")``,
         ``("no")``, ``("done")``."""
-        sp, c = self._m.space, self.content
+        sp = self._m.space
         if group in ("yes", "no", "done"):
             return getattr(sp, group)
         if group == "card":
-            return sp.card0 + c.card_by_name[which]
+            return sp.card0 + self._card(which)
         if group == "country":
             return sp.country0 + self._country(which)
         if group == "mode":
-            return sp.mode0 + MODES.index(which)
+            return sp.mode0 + _pick("mode", which, MODES)
         if group == "order":
-            return sp.order0 + ("event_first", "action_first").index(which)
+            return sp.order0 + _pick("order", which, ("event_first", "action_first"))
         if group == "mod":
-            return sp.mod0 + [k for k, _ in MODIFIERS].index(which)
+            return sp.mod0 + _pick("modifier", which, [k for k, _ in MODIFIERS])
         if group == "spend":
-            return sp.spend0 + SPENDS.index(which)
+            return sp.spend0 + _pick("spend", which, SPENDS)
         if group == "option":
-            return sp.option0 + int(which)
-        raise KeyError(f"unknown action group {group!r}")
+            return sp.option0 + _pick("option", which, range(N_OPTIONS))
+        raise UnknownNameError(f"unknown action group {group!r}; one of card, country, mode, "
+                               f"order, mod, spend, option, yes, no, done")
 
     def action_group(self, action: int) -> tuple[str, int]:
         """The group of an action id and its index in it, e.g. ``("country", 12)``."""
@@ -283,8 +322,8 @@ class Game:
         if group == "spend":
             return f"Spend reserves: {SPENDS[k]}"
         if group == "option":
-            eff = c.effects[ctx["eff"]] if "eff" in ctx else None
-            label = eff.options[k].label if eff is not None and k < len(eff.options) else k
+            options = getattr(c.effects[ctx["eff"]], "options", ()) if "eff" in ctx else ()
+            label = options[k].label if k < len(options) else k  # any effect: illegal ids too
             return f"Option: {label}"
         if group == "no" and kind == "ai_event":
             return f"No: '{card}' is used for the action only"
@@ -296,35 +335,42 @@ class Game:
 
     # ------------------------------------------------------------ copying
     def clone(self) -> Game:
+        """An independent copy (same seed, same state; no log)."""
         g = object.__new__(Game)
         g.content = self.content
+        g.seed = self.seed
         g._m = Machine(self.content, self._m.s.copy(), False)
         return g
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable snapshot (with the fingerprint of the content it belongs to)."""
+        """A JSON-serialisable snapshot: format, content fingerprint, seed and state."""
         return {"format": FORMAT_VERSION, "content": fingerprint(self.content),
-                "state": self._m.s.to_dict()}
+                "seed": self.seed, "state": self._m.s.to_dict()}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], content: Content | None = None,
                   backend: str | None = None) -> Game:
         """The game of a `to_dict` snapshot; `content` must be the content it was made with.
-        ``backend`` as for ``Game()``; on ``Game`` itself None is the default backend."""
-        if d.get("format") != FORMAT_VERSION:
-            raise ValueError(f"unknown game format {d.get('format')!r}")
+        ``backend`` as for ``Game()``; on ``Game`` itself None is the default backend.
+
+        Every field is checked (types, shapes, ranges, frame names) and the pending
+        decision is re-derived by the engine: a malformed or tampered snapshot raises
+        :class:`SnapshotError` (a ValueError) naming the field.
+        """
         content = content or load_content()
-        if d.get("content", fingerprint(content)) != fingerprint(content):
-            raise ValueError(f"the snapshot was made with other game content "
-                             f"({d['content']}, this is {fingerprint(content)})")
+        state, seed = load_snapshot(d, content)
         if cls is Game:
             from . import native
 
             if native.resolve(backend) == "native":
                 from .native.game import NativeGame
 
-                return NativeGame.load(content, d["state"])
-        return cls(content=content, _state=State.from_dict(d["state"]))
+                g = NativeGame.load(content, state.to_dict())
+                g.seed = seed
+                return g
+        g = cls(content=content, _state=state)
+        g.seed = seed
+        return g
 
     # ------------------------------------------------------------ status
     @property
@@ -335,6 +381,14 @@ class Game:
     def result(self) -> Result | None:
         r = self._m.s.result
         return None if r is None else Result(None if r[0] is None else SIDES[r[0]], r[1])
+
+    def returns(self) -> dict[str, float]:
+        """The result per side: +1 win, -1 loss, 0 draw; 0 for both while the game runs
+        (also when an env truncates it: a cut-off game has no winner)."""
+        r = self._m.s.result
+        if r is None or r[0] is None:
+            return {"usa": 0.0, "china": 0.0}
+        return {side: 1.0 if p == r[0] else -1.0 for p, side in enumerate(SIDES)}
 
     @property
     def vp(self) -> dict[str, int]:
@@ -395,42 +449,46 @@ class Game:
 
     def event_can_happen(self, card: str, side: str) -> bool:
         """Whether `card`'s event could happen now if `side` played it (5.2, 7.4)."""
-        i = self.content.card_by_name[card]
-        return self._m.can_happen(i, _play.executor_of(self._m, i, SIDES.index(side)))
+        i = self._card(card)
+        return self._m.can_happen(i, _play.executor_of(self._m, i, _side(side)))
 
     def event_risks_total_war(self, card: str, side: str) -> bool:
         """Whether `side` playing `card` now could start a total war it loses: the event
         can happen and its realignments or diplomacy losses can reach 1 (9.2.3, R7, R21)."""
-        return bool(_play.risks_total_war(self._m, self.content.card_by_name[card],
-                                          SIDES.index(side)))
+        return bool(_play.risks_total_war(self._m, self._card(card), _side(side)))
 
     # ------------------------------------------------------------ scenarios
+    # Every setter checks its arguments before changing anything; a change after
+    # which the pending decision cannot be asked again is undone (ValueError).
+
     def _country(self, name: str) -> int:
-        try:
-            return self.content.index[name]
-        except KeyError:
-            raise KeyError(f"unknown country {name!r}") from None
+        return self.content.index[_known("country", name, self.content.index)]
+
+    def _card(self, name: str) -> int:
+        return self.content.card_by_name[_known("card", name, self.content.card_by_name)]
 
     def influence(self, name: str) -> dict[str, int]:
         i, s = self._country(name), self._m.s
         return {k: board.amount(s, i, k) for k in ("usa", "china", "anti_us")}
 
     def set_influence(self, name: str, usa: int = 0, china: int = 0, anti_us: int = 0) -> None:
+        """Set a country's influence (each 0..SCENARIO_MAX; US and AU never both, R1)."""
+        i = self._country(name)
+        usa, china, anti_us = (_count(v, f"{k} influence", SCENARIO_MAX) for k, v in
+                               (("usa", usa), ("china", china), ("anti_us", anti_us)))
         if usa and anti_us:
             raise ValueError("US and anti-US influence never coexist (R1)")
-        if min(usa, china, anti_us) < 0:
-            raise ValueError("influence cannot be negative")
-        i, s = self._country(name), self._m.s
-        s.inf_us[i] = usa - anti_us
-        s.inf_cn[i] = china
-        self._refresh()
+
+        def change(s: State) -> None:
+            s.inf_us[i] = usa - anti_us
+            s.inf_cn[i] = china
+        self._scenario(change)
 
     def controller(self, name: str) -> str | None:
         return CONTROLLER_NAMES[board.controller_of(self.content, self._m.s, self._country(name))]
 
     def score_region(self, region: str) -> dict[str, int]:
-        if region not in self.content.place_mask:
-            raise KeyError(f"unknown region {region!r}")
+        region = _known("region", region, self.content.place_mask)
         u, c = board.score_region(self.content, self._m.s, region)
         return {"usa": u, "china": c}
 
@@ -438,37 +496,73 @@ class Game:
         return int(self._m.s.tracks[_track_index(name)])
 
     def set_track(self, name: str, value: int) -> None:
+        """Set a track level within its real range (Russia and tech from 0, others from 1)."""
         t = _track_index(name)
-        if not 0 <= value <= self._m.track_max(t):
-            raise ValueError(f"{name} must be within 0..{self._m.track_max(t)}")
-        self._m.s.tracks[t] = value
-        self._refresh()
+        lo, hi = track_bounds(self._m, t)
+        value = _count(value, name, hi, lo)
+        self._scenario(lambda s: s.tracks.__setitem__(t, value))
 
     def set_reserves(self, side: str, value: int) -> None:
-        self._m.s.reserves[SIDES.index(side)] = value
-        self._refresh()
+        """Set a side's foreign reserves (0..SCENARIO_MAX)."""
+        p = _side(side)
+        value = _count(value, f"{side} reserves", SCENARIO_MAX)
+        self._scenario(lambda s: s.reserves.__setitem__(p, value))
 
     def hand(self, side: str) -> list[str]:
-        return [self.content.cards[i].name for i in self._m.hand(SIDES.index(side))]
+        return [self.content.cards[i].name for i in self._m.hand(_side(side))]
 
-    def set_hand(self, side: str, names: list[str]) -> None:
-        """Put exactly the named cards in `side`'s hand; the old hand goes to the draw pile."""
-        s, c = self._m.s, self.content
-        p = SIDES.index(side)
-        ids = []
-        for n in names:
-            if n not in c.card_by_name:
-                raise KeyError(f"unknown card {n!r}")
-            ids.append(c.card_by_name[n])
-        s.card_loc[s.card_loc == HAND[p]] = DRAW
-        for i in ids:
-            s.card_loc[i] = HAND[p]
-        self._refresh()
+    def set_hand(self, side: str, names: Iterable[str]) -> None:
+        """Put exactly the named cards in `side`'s hand; the old hand goes to the draw pile.
 
-    def force_dice(self, dice: list[int]) -> None:
-        if any(not 1 <= d <= 6 for d in dice):
-            raise ValueError("dice show 1 to 6")
-        self._m.s.forced.extend(int(d) for d in dice)
+        A card may come from anywhere (draw pile, discards, the other hand, a later
+        era), but a card in a headline slot, being played or decided on stays where it is."""
+        s = self._m.s
+        p = _side(side)
+        if isinstance(names, str):
+            raise TypeError("names must be a list of card names, not a string")
+        ids = [self._card(n) for n in names]
+        dup = {self.content.cards[i].name for i in ids if ids.count(i) > 1}
+        if dup:
+            raise ValueError(f"a card can be in a hand once: {sorted(dup)} named twice")
+        new = s.card_loc.copy()
+        new[new == HAND[p]] = DRAW
+        new[ids] = HAND[p]
+        committed = np.isin(s.card_loc, (HEADLINE_USA, HEADLINE_CHINA, PLAYING))
+        if s.pending is not None and s.pending[4].get("card", -1) >= 0:
+            committed[s.pending[4]["card"]] = True
+        moved = [self.content.cards[i].name
+                 for i in np.flatnonzero(committed & (new != s.card_loc))]
+        if moved:
+            raise ValueError(f"cards {moved} are committed (a headline, the card being played "
+                             "or decided on) and cannot move")
+        self._scenario(lambda s: s.card_loc.__setitem__(slice(None), new))
+
+    def force_dice(self, dice: Iterable[int]) -> None:
+        """The next dice rolled show these values (1..6), before the dice stream."""
+        if isinstance(dice, (str, bytes)):
+            raise TypeError("dice must be a list of integers")
+        values = [_count(d, "a die", 6, 1) for d in dice]
+        s = self._m.s
+        s.forced = [*s.forced, *values]  # an assignment: the native state checks its room
+
+    def _scenario(self, change: Callable[[State], None]) -> None:
+        """Apply a checked change and re-ask the pending decision; undo it all if that fails."""
+        m = self._m
+        before, n_log = m.s.copy(), len(m.log_lines or ())
+        try:
+            change(m.s)
+            self._refresh()
+        except Exception as exc:
+            self._restore(before)
+            if m.log_lines is not None:
+                del m.log_lines[n_log:]
+            raise ValueError(f"this change leaves the pending decision with no way on, "
+                             f"undone: {type(exc).__name__}: {exc}") from exc
+
+    def _restore(self, before: State) -> None:
+        """Put back a state copied by `_scenario` (in place: callers may hold `state`)."""
+        for name in State.__slots__:
+            setattr(self._m.s, name, getattr(before, name))
 
     def _refresh(self) -> None:
         """Re-ask the pending decision after a scenario change (its legal actions may differ)."""
@@ -483,27 +577,32 @@ class Game:
         """A copy where what `player` cannot see is redrawn consistently with what it knows.
 
         Redrawn: the opponent's hand (except cards revealed to `player` that are
-        still there, R20), the opponent's secret headline card, the order of the
-        draw pile (the future draws), the opponent's hidden modifier choice, and
-        the future dice.
+        still there, R20, and the card it has chosen to play), the opponent's
+        headline card while it is secret (until both are chosen, 4.6.F), the order
+        of the draw pile (the future draws), the opponent's hidden modifier choice,
+        and the future dice.
         """
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         g = self.clone()
         s = g._m.s
-        p = SIDES.index(player)
+        p = _side(player)
         o = 1 - p
+        pend = s.pending
         known = s.revealed[o] & (s.card_loc == HAND[o])
+        if pend is not None and pend[2] == "mode":
+            known[pend[4]["card"]] = True  # the card chosen to play is face up
         hidden_hand = np.flatnonzero((s.card_loc == HAND[o]) & ~known)
-        hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o])
+        secret_head = pend is not None and pend[2] == "headline"
+        hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o]) if secret_head else ()
         pool = np.concatenate([hidden_hand, hidden_head, np.flatnonzero(s.card_loc == DRAW)])
+        pool = pool.astype(np.int64)
         gen.shuffle(pool)
         s.card_loc[pool] = DRAW
         s.card_loc[pool[: hidden_hand.size]] = HAND[o]
-        if hidden_head.size:
+        if len(hidden_head):
             card = int(pool[hidden_hand.size])
             s.card_loc[card] = HEADLINE[o]
             s.misc[M_HEADLINE + o] = card
-        pend = s.pending
         if o == USA and pend is not None and pend[2] == "modifier" and pend[1] == CHINA:
             costs = [g._m.c.rules.modifier_costs[k] for k, _ in MODIFIERS]
             afford = [k for k, cost in enumerate(costs) if cost <= s.reserves[USA]]
@@ -521,8 +620,46 @@ class _Default(dict):
         return "{" + key + "}"
 
 
-def _track_index(name: str) -> int:
+def _known(kind: str, name: Any, names: Iterable[Any]) -> Any:
+    """`name` if it is one of `names`, else UnknownNameError naming it and the options."""
+    options = list(names)
     try:
-        return TRACK_NAMES.index(name)
-    except ValueError:
-        raise KeyError(f"unknown track {name!r}; one of {TRACK_NAMES}") from None
+        if name in options:
+            return name
+    except TypeError:  # unhashable, uncomparable
+        pass
+    if len(options) <= 12:
+        hint = f"one of {', '.join(map(repr, options))}"
+    else:
+        close = difflib.get_close_matches(str(name), [str(o) for o in options], n=3)
+        hint = f"did you mean {', '.join(map(repr, close))}?" if close else \
+            f"{len(options)} {kind} names, see Game.{kind}s()" if kind in ("country", "card") \
+            else f"one of {', '.join(map(repr, options))}"
+    raise UnknownNameError(f"unknown {kind} {name!r}; {hint}")
+
+
+def _pick(kind: str, name: Any, names: Iterable[Any]) -> int:
+    options = list(names)
+    return options.index(_known(kind, name, options))
+
+
+def _side(side: str) -> int:
+    return _pick("side", side, SIDES)
+
+
+def _track_index(name: str) -> int:
+    return _pick("track", name, TRACK_NAMES)
+
+
+def _count(value: Any, what: str, hi: int, lo: int = 0) -> int:
+    """An integer in lo..hi (Python or numpy; bools and floats refused)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer, not a bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__} "
+                        f"{value!r}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{what} must be within {lo}..{hi}, got {v}")
+    return v

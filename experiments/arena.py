@@ -13,6 +13,7 @@ import csv
 import itertools
 import json
 import multiprocessing as mp
+import signal
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -20,34 +21,18 @@ from typing import Any
 
 from rich.progress import Progress
 
-from agents import CautiousRandomAgent, HeuristicAgent, ISMCTSAgent, RandomAgent
+from agents.specs import make_agent
+from experiments.files import ensure_output_dir, write_text_atomic
 from experiments.selfplay import GameRecord, play_game
 from experiments.stats import wilson
 
 SIDES = ("usa", "china")
 
 
-def make_agent(spec: str, seed: int) -> Any:
-    """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH."""
-    kind, _, arg = spec.partition(":")
-    if kind == "random":
-        return RandomAgent(seed)
-    if kind == "cautious":
-        return CautiousRandomAgent(seed)
-    if kind == "heuristic":
-        return HeuristicAgent(seed)
-    if kind == "ismcts":
-        iters, _, secs = arg.partition(":")  # what the spec leaves out keeps its default
-        budget = {"iterations": int(iters)} if iters else {}
-        if secs:
-            budget["seconds"] = float(secs)
-        return ISMCTSAgent(seed=seed, **budget)
-    if kind == "ppo":
-        from agents.ppo_agent import SHIPPED_POLICY, PPOAgent
-
-        return PPOAgent(arg or SHIPPED_POLICY, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
-                     f"ismcts[:ITER[:SECONDS]], ppo:PATH)")
+def ignore_sigint() -> None:
+    """Pool worker initializer: Ctrl-C is handled once, by the main process (no traceback
+    from every worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @dataclass(frozen=True)
@@ -84,7 +69,7 @@ def run_games(jobs: list[Job], workers: int = 2, progress: bool = True) -> list[
                 results[i] = _play(job)
                 bar.advance(task)
         else:
-            with mp.get_context("spawn").Pool(workers) as pool:
+            with mp.get_context("spawn").Pool(workers, initializer=ignore_sigint) as pool:
                 for i, rec in enumerate(pool.imap(_play, jobs, chunksize=1)):
                     results[i] = rec
                     bar.advance(task)
@@ -145,10 +130,9 @@ def ratings(records: list[GameRecord]) -> dict[str, dict[str, float]]:
 
 def write_outputs(records: list[GameRecord], summary: dict[str, Any], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "games.jsonl").open("w") as fh:
-        for r in records:
-            fh.write(json.dumps(asdict(r)) + "\n")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_text_atomic(out / "games.jsonl", "".join(json.dumps(asdict(r)) + "\n"
+                                                   for r in records))
+    write_text_atomic(out / "summary.json", json.dumps(summary, indent=2))
     with (out / "results.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(summary["results"][0]))
         w.writeheader()
@@ -200,9 +184,18 @@ def plot(summary: dict[str, Any], out: Path) -> None:
 
 def arena(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
           progress: bool = True) -> dict[str, Any]:
-    """Run a whole arena and write its outputs; return the summary."""
+    """Run a whole arena and write its outputs; return the summary.
+
+    Bad settings, agent specs and an output folder that cannot be written fail before the
+    first game (ValueError; :class:`experiments.files.OutputDirError` for the folder).
+    """
+    if games < 1 or workers < 1:
+        raise ValueError(f"games ({games}) and workers ({workers}) must be >= 1")
+    if len(specs) < 2:
+        raise ValueError("name at least two agents")
     for spec in specs:
         make_agent(spec, 0)  # fail fast on a bad spec or policy file
+    ensure_output_dir(out)
     records = run_games(jobs_for(specs, games, seed0), workers, progress)
     summary = summarise(records)
     summary["config"] = {"agents": specs, "games_per_pairing": games, "paired": True,

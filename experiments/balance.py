@@ -6,8 +6,11 @@ variant: side win rates with Wilson intervals, the paired difference from the
 baseline (the first variant) with a 95% interval, an optional SPRT that stops
 a decided variant early, end reasons and turns, VP by source, and per-card
 statistics (observational).  ``forbid`` adds causal runs: the baseline with
-one card's event banned.  Games go to ``games.jsonl`` as they finish, so an
-interrupted study resumes without replaying them.
+one card's event banned.  Games go to ``games.jsonl`` as they finish (one
+write of a whole line each, flushed to disk), so an interrupted study resumes
+without replaying them: on resume a damaged line (a crash mid-write) is
+dropped with a warning, the file is rewritten clean, and every game (keyed by
+variant, seed and agents) is played and stored at most once.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing as mp
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,11 +32,31 @@ from evenstar_env import Game
 from evenstar_env.content import DATA_DIR, load_variant
 from evenstar_env.content.loader import load_variants
 from evenstar_env.content.schema import Variant
-from experiments.arena import make_agent
+from experiments.arena import ignore_sigint, make_agent
+from experiments.files import append_line, write_text_atomic
 from experiments.stats import wilson
 
 OPS_MODES = ("place", "realign", "improve_social", "improve_economy", "tech", "trade")
 USAGES = ("event", "ops", "headline", "track")  # "track": tech race / sabotage discard
+BACKENDS = ("process", "ray")
+
+
+class ResumeWarning(UserWarning):
+    """Damaged or repeated lines found in a study's games.jsonl on resume."""
+
+
+def check_forbid(card_ids: list[str]) -> None:
+    """ValueError naming any id that is not a card of the shipped content."""
+    import difflib
+
+    from evenstar_env.content import load_content
+
+    known = [c.id for c in load_content().cards]
+    for cid in card_ids:
+        if cid not in known:
+            close = difflib.get_close_matches(cid, known, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ValueError(f"no card with id {cid!r}{hint}")
 
 
 @dataclass
@@ -53,6 +77,16 @@ class Study:
     sprt_alpha: float = 0.05
     sprt_beta: float = 0.05
     forbid: list[str] = field(default_factory=list)  # card ids for causal "event banned" runs
+
+    def check(self) -> None:
+        """ValueError naming the first bad setting (before any game is played)."""
+        if not self.variants:
+            raise ValueError("no variants to run")
+        if self.games < 1 or self.workers < 1:
+            raise ValueError(f"games ({self.games}) and workers ({self.workers}) must be >= 1")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r} (one of {', '.join(BACKENDS)})")
+        check_forbid(self.forbid)
 
     def all_variants(self) -> list[Variant]:
         base = self.variants[0]
@@ -140,7 +174,7 @@ def _run_local(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
         for job in jobs:
             yield play_job(job, variants[job.variant])
         return
-    with mp.get_context("spawn").Pool(workers) as pool:
+    with mp.get_context("spawn").Pool(workers, initializer=ignore_sigint) as pool:
         args = ((job, variants[job.variant]) for job in jobs)
         yield from pool.imap_unordered(_star_play, args, chunksize=1)
 
@@ -175,9 +209,10 @@ def _run_ray(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
 
 def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
     """Run (or resume) a study into `out`; return the summary (also written to disk)."""
+    study.check()
     out.mkdir(parents=True, exist_ok=True)
     games_path = out / "games.jsonl"
-    done = read_games(games_path)
+    done = read_games(games_path, repair=True)
     finished = {r["key"] for r in done}
     variants = {v.name: v.model_dump() for v in study.all_variants()}
     stopped: dict[str, str] = {}
@@ -198,15 +233,15 @@ def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
     runner: Iterable[dict]
     if study.backend == "ray":
         runner = _run_ray(feed(), variants, study.workers, study.ray_address)
-    elif study.backend == "process":
-        runner = _run_local(feed(), variants, study.workers)
     else:
-        raise ValueError(f"unknown backend {study.backend!r} (process or ray)")
-    with Progress(disable=not progress, transient=True) as bar, games_path.open("a") as fh:
+        runner = _run_local(feed(), variants, study.workers)
+    with Progress(disable=not progress, transient=True) as bar:
         task = bar.add_task("balance games", total=len(todo))
         for rec in runner:
-            fh.write(json.dumps(rec) + "\n")
-            fh.flush()
+            if rec["key"] in finished:  # never stored twice
+                continue
+            append_line(games_path, json.dumps(rec))
+            finished.add(rec["key"])
             done.append(rec)
             _count(counts, rec)
             if study.sprt:
@@ -232,15 +267,38 @@ def _sprt_check(study: Study, name: str, counts: dict[str, Counter],
         stopped[name] = decision
 
 
-def read_games(path: Path) -> list[dict]:
+def read_games(path: Path, repair: bool = False) -> list[dict]:
+    """The stored games, each key once (the first); damaged lines (a crash mid-write) are
+    skipped with a :class:`ResumeWarning`, and with `repair` the file is rewritten
+    without them, so that later appends start on a clean line."""
     if not path.exists():
         return []
-    out = []
-    for line in path.read_text().splitlines():
+    raw = path.read_bytes()
+    out: list[dict] = []
+    seen: set[str] = set()
+    damaged = repeated = 0
+    for line in raw.decode("utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            break  # a line cut by an interruption: that game is played again
+            rec = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            rec = None
+        if not isinstance(rec, dict) or not isinstance(rec.get("key"), str):
+            damaged += 1  # that game is played again
+            continue
+        if rec["key"] in seen:
+            repeated += 1
+            continue
+        seen.add(rec["key"])
+        out.append(rec)
+    if damaged or repeated:
+        warnings.warn(f"{path}: skipped {damaged} damaged and {repeated} repeated line(s)"
+                      + ("; rewrote the file without them" if repair else ""),
+                      ResumeWarning, stacklevel=2)
+    unterminated = bool(raw) and not raw.endswith(b"\n")
+    if repair and (damaged or repeated or unterminated):
+        write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in out))
     return out
 
 
@@ -283,8 +341,8 @@ def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dic
 
 
 def _score(r: dict) -> float:
-    """The US's result: 1 win, 0.5 draw, 0 loss."""
-    return 0.5 if r["winner"] is None else float(r["winner"] == "usa")
+    """1 if the US won, else 0 (a draw counts as not a US win, as in the US win rate)."""
+    return float(r["winner"] == "usa")
 
 
 def _mean_ci(xs: list[float]) -> dict[str, float]:
@@ -333,7 +391,7 @@ def card_stats(recs: list[dict]) -> dict[str, dict[str, Any]]:
 
 
 def write_outputs(summary: dict[str, Any], records: list[dict], out: Path) -> None:
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_text_atomic(out / "summary.json", json.dumps(summary, indent=2))
     import csv
 
     with (out / "games.csv").open("w", newline="") as fh:

@@ -1,17 +1,57 @@
-"""The `evenstar` command line."""
+"""The `evenstar` command line.
+
+Arguments are checked before any work starts (bad values are usage errors, exit 2);
+a bad input file or output folder is one ``error: ...`` line (exit 1); Ctrl-C is one
+``Interrupted.`` line (exit 130), never a traceback.
+"""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Dawn of the Evenstar: arena, balance studies, play and replay.")
 console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(message: str) -> NoReturn:
+    """Stop with one clear line on stderr and exit status 1."""
+    err_console.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
+
+
+def command(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``app.command()`` whose Ctrl-C prints one line and exits 130 (no traceback)."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KeyboardInterrupt:
+            err_console.print("Interrupted.", highlight=False)
+            raise typer.Exit(130) from None
+
+    return app.command()(run)
+
+
+class Side(StrEnum):
+    usa = "usa"
+    china = "china"
+
+
+class Backend(StrEnum):
+    process = "process"
+    ray = "ray"
 
 
 @app.callback()
@@ -19,28 +59,45 @@ def _main() -> None:
     """Dawn of the Evenstar: arena, balance studies, play and replay."""
 
 
-AGENT_SPECS = "agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH"
+VARIANTS_FILE = Path(__file__).resolve().parent / "variants.toml"  # found from any folder
+AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
+               "openspiel-ismcts[:SIMS]")
 
 
-@app.command()
+def _check_agents(specs: list[str], name: str) -> None:
+    from agents.specs import make_agent
+
+    for spec in specs:
+        try:
+            make_agent(spec, 0)
+        except ValueError as exc:  # a bad agent spec or policy file
+            raise typer.BadParameter(str(exc), param_hint=name) from None
+
+
+def _output_dir(out: Path) -> None:
+    from experiments.files import OutputDirError, ensure_output_dir
+
+    try:
+        ensure_output_dir(out)
+    except OutputDirError as exc:
+        fail(str(exc))
+
+
+@command
 def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
-          games: Annotated[int, typer.Option(help="seeds per pairing, each played twice "
-                                             "with the sides swapped")] = 50,
-          workers: Annotated[int, typer.Option(help="processes")] = 2,
-          seed: Annotated[int, typer.Option(help="first seed")] = 0,
+          games: Annotated[int, typer.Option(min=1, help="seeds per pairing, each played "
+                                             "twice with the sides swapped")] = 50,
+          workers: Annotated[int, typer.Option(min=1, help="processes")] = 2,
+          seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
           out: Annotated[Path, typer.Option(help="output folder")] = Path("results/arena"),
           ) -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
-    from experiments.arena import make_agent
 
     if len(agents) < 2:
-        raise typer.BadParameter("name at least two agents")
-    for spec in agents:
-        try:
-            make_agent(spec, 0)
-        except ValueError as exc:  # a bad agent spec or policy file
-            raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter("name at least two agents", param_hint="AGENTS")
+    _check_agents(agents, "AGENTS")
+    _output_dir(out)
     summary = run(agents, games, out, workers=workers, seed0=seed)
     table = Table(title=f"Arena ({games} paired seeds per pairing)")
     for col in ("agent", "opponent", "side", "games", "W", "D", "L", "win rate [95% CI]"):
@@ -52,37 +109,40 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
     console.print(table)
     for name, rating in summary["ratings"].items():
         console.print(f"rating {name}: mu {rating['mu']:.1f} sigma {rating['sigma']:.1f}")
-    console.print(f"wrote {out}/summary.json, results.csv, games.jsonl and plots")
+    console.print(f"wrote {escape(str(out))}/summary.json, results.csv, games.jsonl and plots")
 
 
-@app.command()
-def play(side: Annotated[str, typer.Option("--as", help="your side: usa or china")] = "usa",
+@command
+def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.usa,
          opponent: Annotated[str, typer.Option(help=AGENT_SPECS)] = "heuristic",
-         seed: Annotated[int, typer.Option(help="game seed")] = 0,
+         seed: Annotated[int, typer.Option(min=0, help="game seed")] = 0,
          save: Annotated[Path, typer.Option(help="where the game record is saved")] =
          Path("evenstar_game.json")) -> None:
     """Play a game against an agent in the terminal."""
+    from experiments.files import OutputDirError, ensure_output_dir
     from experiments.play import PlaySession
 
-    if side not in ("usa", "china"):
-        raise typer.BadParameter("--as must be usa or china")
+    _check_agents([opponent], "--opponent")
+    if save.is_dir():
+        raise typer.BadParameter(f"{save} is a folder; name a file", param_hint="--save")
     try:
-        session = PlaySession(side, opponent, seed, save, console=console)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-    session.run()
+        ensure_output_dir(save.parent)
+    except OutputDirError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--save") from None
+    PlaySession(side.value, opponent, seed, save, console=console).run()
 
 
 def _load_record(path: Path):
+    """The one loader of `replay` and `render`: a bad file is one line, exit 1."""
     from experiments import records
 
     try:
         return records.load(path)
     except records.RecordError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        fail(str(exc))
 
 
-@app.command()
+@command
 def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
            pause: Annotated[bool, typer.Option(help="wait for Enter after each action "
                                                "(q to stop)")] = True) -> None:
@@ -90,7 +150,7 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
     from experiments import records
 
     rec = _load_record(file)
-    console.print(f"Replaying seed {rec.seed}: {rec.agents}")
+    console.print(f"Replaying seed {rec.seed}: {escape(str(rec.agents))}")
     shown = 0
     g = None
     try:
@@ -107,7 +167,7 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
                 console.print(f"  [dim]{line}[/]")
             shown = len(lines)
     except records.RecordError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        fail(str(exc))
     if g is not None:
         for line in g.log[shown:]:
             console.print(f"  [dim]{line}[/]")
@@ -116,40 +176,47 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
                       f"VP {g.vp}")
 
 
-@app.command()
+@command
 def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
-           turn: Annotated[int, typer.Option(help="show the board at the start of this "
-                                             "turn (0: the end)")] = 0,
+           turn: Annotated[int, typer.Option(min=0, help="show the board at the start of "
+                                             "this turn (0: the end)")] = 0,
            out: Annotated[Path, typer.Option(help="PNG file")] = Path("map.png")) -> None:
     """Write the map picture of a recorded game at the start of a turn, or at its end."""
     import matplotlib.image
 
-    from evenstar_env import Game
     from evenstar_env.env.render import render_rgb
+    from experiments import records
 
     rec = _load_record(file)
-    g = Game(rec.seed)
-    for a in rec.actions:
+    if out.is_dir():
+        raise typer.BadParameter(f"{out} is a folder; name a .png file", param_hint="--out")
+    g = None
+    for g, _ in records.replay(rec):  # noqa: B007  (run to the end unless `turn` stops it)
         if turn and g.turn >= turn:
             break
-        g.step(a)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    matplotlib.image.imsave(out, render_rgb(g))
-    console.print(f"wrote {out} (turn {g.turn}, {g.phase})")
+    if g is None:  # a record without actions
+        g = records.final_game(rec)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        matplotlib.image.imsave(out, render_rgb(g), format="png")
+    except OSError as exc:
+        fail(f"{out}: cannot write the picture: {exc.strerror or exc}")
+    console.print(f"wrote {escape(str(out))} (turn {g.turn}, {g.phase})")
 
 
-@app.command()
-def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]] tables "
-                                                   "(the first is the baseline)")] =
-            Path("experiments/variants.toml"),
+@command
+def balance(variants: Annotated[Path, typer.Option(help=escape(
+                "TOML file of [[variant]] tables (the first is the baseline)"))] =
+            VARIANTS_FILE,
             only: Annotated[list[str] | None, typer.Option("--variant", help="run only these "
                                                            "variants (repeatable)")] = None,
             usa: Annotated[str, typer.Option(help="US agent: " + AGENT_SPECS)] = "heuristic",
             china: Annotated[str, typer.Option(help="China agent")] = "heuristic",
-            games: Annotated[int, typer.Option(help="seeds per variant")] = 100,
-            seed: Annotated[int, typer.Option(help="first seed")] = 0,
-            workers: Annotated[int, typer.Option(help="parallel games")] = 2,
-            backend: Annotated[str, typer.Option(help="process or ray")] = "process",
+            games: Annotated[int, typer.Option(min=1, help="seeds per variant")] = 100,
+            seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
+            workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
+            backend: Annotated[Backend, typer.Option(help="where games run")] =
+            Backend.process,
             ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
                                                             "(default: start one here)")] =
             None,
@@ -162,18 +229,22 @@ def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]
                                               "games)")] = Path("results/balance")) -> None:
     """Side balance of rule variants by self-play, with intervals, plots and a report."""
     from evenstar_env.content import ContentError
-    from experiments.balance import Study, load_study_variants, run_study
+    from experiments.balance import Study, check_forbid, load_study_variants, run_study
 
     try:
         chosen = load_study_variants(variants, only)
-        for spec in (usa, china):
-            from experiments.arena import make_agent
-
-            make_agent(spec, 0)
     except (ContentError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(str(exc), param_hint="--variants/--variant") from None
+    _check_agents([usa], "--usa")
+    _check_agents([china], "--china")
+    try:
+        check_forbid(forbid or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--forbid") from None
+    _output_dir(out)
     study = Study(chosen, usa=usa, china=china, games=games, seed0=seed, workers=workers,
-                  backend=backend, ray_address=ray_address, sprt=sprt, forbid=forbid or [])
+                  backend=backend.value, ray_address=ray_address, sprt=sprt,
+                  forbid=forbid or [])
     summary = run_study(study, out)
     table = Table(title=f"Balance: {usa} (US) vs {china} (China), {games} seeds per variant")
     for col in ("variant", "games", "US win rate [95% CI]", "US - baseline [95% CI]", "SPRT"):
@@ -186,7 +257,8 @@ def balance(variants: Annotated[Path, typer.Option(help="TOML file of [[variant]
                       f"{d['mean']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]",
                       v.get("sprt", {}).get("meaning", ""))
     console.print(table)
-    console.print(f"wrote {out}/report.md, summary.json, games.csv, games.jsonl and plots")
+    console.print(f"wrote {escape(str(out))}/report.md, summary.json, games.csv, games.jsonl "
+                  "and plots")
 
 
 if __name__ == "__main__":

@@ -2,15 +2,22 @@
 
 At every decision the legal actions are listed; answer with a number or a
 unique prefix of an action's text.  Commands: help, board, hand, log, undo,
-save [FILE], load FILE, quit.  End of input saves the game and exits.
+save [FILE], load FILE, quit.  Nothing ends the session without saving: end of
+input, quit, Ctrl-C and an unexpected error all save the game first (to a
+rescue file if the save path cannot be written), and a failed ``save`` says why
+and play goes on.  The opponent's secret choices (its modifier card and its
+headline) are shown only once both sides' choices are revealed.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from evenstar_env import Game
@@ -22,6 +29,18 @@ from experiments.selfplay import GameRecord
 HELP = """Answer with the number of an action or a unique start of its text.
 Commands: help, board, hand, log [N], undo (your last decision, if nothing was
 revealed since), save [FILE], load FILE, quit.  End of input saves and exits."""
+
+# Decisions both players take without seeing the other's (R14, R16): the opponent's
+# choice is secret until the game reveals both.
+SECRET_KINDS = {"modifier": "its modifier card", "headline": "its headline card"}
+MAX_NUMBER_DIGITS = 9  # longer "numbers" are no action number (and no int() overflow)
+
+
+def small_int(text: str) -> int | None:
+    """`text` as a number if it is plain ASCII digits of a sensible length, else None."""
+    if text.isascii() and text.isdigit() and len(text) <= MAX_NUMBER_DIGITS:
+        return int(text)
+    return None
 
 
 class PlaySession:
@@ -50,26 +69,34 @@ class PlaySession:
 
     # ------------------------------------------------------------ loop
     def run(self) -> GameRecord:
+        """Play to the end or until the player leaves; the game is saved in every case."""
         c = self.console
-        c.print(f"[bold]Dawn of the Evenstar[/] — you play {self.human.upper()}, "
-                f"the opponent is {self.opponent_spec} (seed {self.seed}). Type 'help'.")
-        self._show_board()
-        self._news()
-        while not self.game.is_over:
-            if self.game.current_player != self.human:
-                self._step(self.opponent.act(None, self.game.action_mask(), self.game), "them")
-                continue
-            if not self._human_turn():
-                self.save()
-                c.print(f"Saved to {self.save_path}. Goodbye.")
-                return self.record()
+        try:
+            c.print(f"[bold]Dawn of the Evenstar[/] — you play {self.human.upper()}, "
+                    f"the opponent is {self.opponent_spec} (seed {self.seed}). Type 'help'.")
+            self._show_board()
+            self._news()
+            while not self.game.is_over:
+                if self.game.current_player != self.human:
+                    self._step(self.opponent.act(None, self.game.action_mask(), self.game),
+                               "them")
+                    continue
+                if not self._human_turn():
+                    c.print(f"Saved to {escape(str(self._final_save()))}. Goodbye.")
+                    return self.record()
+        except KeyboardInterrupt:
+            c.print(f"Interrupted: saved to {escape(str(self._final_save()))}.")
+            return self.record()
+        except Exception as exc:
+            c.print(f"[red]Unexpected error ({type(exc).__name__}: {escape(str(exc))}); the game "
+                    f"so far is saved to {escape(str(self._final_save()))}.[/]")
+            raise
         self._news()
         r = self.game.result
         verdict = "a draw" if r.winner is None else ("you win" if r.winner == self.human
                                                    else "you lose")
         c.print(f"[bold]Game over[/]: {r.reason} — {verdict}. VP {self.game.vp}")
-        self.save()
-        c.print(f"Saved to {self.save_path}.")
+        c.print(f"Saved to {escape(str(self._final_save()))}.")
         return self.record()
 
     def _human_turn(self) -> bool:
@@ -102,11 +129,12 @@ class PlaySession:
             return True
 
     def _parse(self, answer: str, legal: list[int], texts: list[str]) -> int | None:
-        if answer.isdigit():
-            k = int(answer)
-            if 1 <= k <= len(legal):
+        if answer.isdigit():  # also "²" or a thousand digits: never an action number
+            k = small_int(answer)
+            if k is not None and 1 <= k <= len(legal):
                 return legal[k - 1]
-            self.console.print(f"[red]No action {k}: choose 1 to {len(legal)}.[/]")
+            shown = answer if len(answer) <= 12 else answer[:9] + "..."
+            self.console.print(f"[red]No action {shown}: choose 1 to {len(legal)}.[/]")
             return None
         hits = [a for a, t in zip(legal, texts, strict=True)
                 if t.lower().startswith(answer.lower())]
@@ -122,8 +150,11 @@ class PlaySession:
         self.chance_marks.append(len(g._m.trace))
         self.actors.append(g.current_player)
         if who == "them":
+            kind = g.decision.kind
+            what = (f"chooses {SECRET_KINDS[kind]} (secret until both are revealed)"
+                    if kind in SECRET_KINDS else g.describe_action(action))
             self.console.print(f"[magenta]{self.opponent_spec} ({g.current_player}):[/] "
-                               f"{g.describe_action(action)}")
+                               f"{what}")
         g.step(action)
         self.actions.append(action)
         self._news()
@@ -145,14 +176,21 @@ class PlaySession:
         elif word == "hand":
             self._show_hand()
         elif word == "log":
-            n = int(arg) if arg.isdigit() else 20
+            n = small_int(arg) or 20
             for line in g.log[-n:]:
                 c.print(f"  {line}")
         elif word == "undo":
             return self._undo()
         elif word == "save":
-            self.save(Path(arg) if arg else None)
-            c.print(f"Saved to {Path(arg) if arg else self.save_path}.")
+            path = Path(arg).expanduser() if arg else self.save_path
+            try:
+                self.save(path)
+            except OSError as exc:
+                c.print(f"[red]Could not save to {escape(str(path))}: "
+                        f"{escape(str(exc.strerror or exc))}. The game "
+                        "goes on; try another file.[/]")
+            else:
+                c.print(f"Saved to {escape(str(path))}.")
         elif word == "load":
             if arg:
                 return self._load(Path(arg))
@@ -176,25 +214,28 @@ class PlaySession:
         self.console.print("Undone.")
         return True
 
-    def _rebuild(self, actions: list[int]) -> None:
-        self.game = self._new_game(self.seed)
-        self.actions, self.actors, self.chance_marks = [], [], []
+    def _rebuild(self, actions: list[int], seed: int | None = None) -> None:
+        """Replay `actions` from the start (of game `seed`, default the session's); the
+        session changes only once the whole replay succeeded."""
+        seed = self.seed if seed is None else seed
+        game = self._new_game(seed)
+        marks, actors = [], []
         for a in actions:
-            self.chance_marks.append(len(self.game._m.trace))
-            self.actors.append(self.game.current_player)
-            self.game.step(a)
-            self.actions.append(a)
-        self.shown = len(self.game.log)
+            marks.append(len(game._m.trace))
+            actors.append(game.current_player)
+            game.step(a)
+        self.seed, self.game = seed, game
+        self.actions, self.actors, self.chance_marks = list(actions), actors, marks
+        self.shown = len(game.log)
 
     def _load(self, path: Path) -> bool:
         try:
-            rec = records.load(path)
-            self.seed = rec.seed
-            self._rebuild(rec.actions)
+            rec = records.load(path.expanduser())
+            self._rebuild(rec.actions, rec.seed)
         except (records.RecordError, ValueError) as exc:
-            self.console.print(f"[red]{exc}[/]")
+            self.console.print(f"[red]{escape(str(exc))}[/]")
             return False
-        self.console.print(f"Loaded {path}: turn {self.game.turn}.")
+        self.console.print(f"Loaded {escape(str(path))}: turn {self.game.turn}.")
         return True
 
     def _show_board(self) -> None:
@@ -222,4 +263,25 @@ class PlaySession:
         return rec
 
     def save(self, path: Path | None = None) -> None:
+        """Save the record to `path` (default: the session's save path); OSError if not."""
         records.save(self.record(), path or self.save_path)
+
+    def _final_save(self) -> Path:
+        """Save before leaving: to the save path, else to a rescue file; return where."""
+        try:
+            self.save()
+            return self.save_path
+        except OSError as exc:
+            self.console.print(f"[red]Could not save to {escape(str(self.save_path))}: "
+                               f"{escape(str(exc.strerror or exc))}.[/]")
+        for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+            try:
+                fd, name = tempfile.mkstemp(dir=folder, prefix="evenstar_game_rescue_",
+                                            suffix=".json")
+                os.close(fd)
+                self.save(Path(name))
+                return Path(name)
+            except OSError:
+                continue
+        raise OSError(f"the game could not be saved anywhere (tried {self.save_path}, the "
+                      "current folder and the temporary folder)")

@@ -1,7 +1,7 @@
 """Masked-PPO self-play: one policy plays both sides against a pool of opponents.
 
     python -m experiments.train_selfplay --out runs/ppo            # the full run
-    python -m experiments.train_selfplay --smoke --out runs/smoke   # < 1 minute
+    python -m experiments.train_selfplay --smoke                   # < 1 minute, runs/ppo-smoke
     python -m experiments.train_selfplay --out runs/ppo --resume    # continue
 
 Training starts by behaviour cloning of the heuristic (``bc_games`` seeds of
@@ -9,10 +9,13 @@ heuristic games, experiments/imitation.py). Then the learner alternates sides
 every episode (``SingleAgentEnv(side="alternate")``, which gives it its own
 terminal reward whoever ends the game). Its opponent is
 drawn each episode from the pool: past snapshots of itself, the heuristic and
-the random agent. Checkpoints (SB3 zip for resuming, plus a safe policy export
-for :class:`agents.PPOAgent`) go to ``OUT/checkpoints``; ``OUT/winrates.csv``
-logs win rates by side and opponent over training; TensorBoard logs go to
-``OUT/tb``.
+the random agent. Checkpoints go to ``OUT/checkpoints``: ``latest.pt`` +
+``latest.json`` for resuming (experiments/checkpoint.py: tensors and JSON only,
+never unpickled objects) and a policy export for :class:`agents.PPOAgent`.
+``OUT/winrates.csv`` logs win rates by side and opponent over training;
+TensorBoard logs go to ``OUT/tb``.  ``--resume`` refuses a checkpoint made with
+other settings (naming them), and a fresh run refuses a folder that already
+holds a run; ``--smoke`` defaults to its own folder, ``runs/ppo-smoke``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from agents import HeuristicAgent, RandomAgent
 from agents.ppo_agent import PPOAgent, export_policy
 from evenstar_env.content import load_content
 from evenstar_env.wrappers import SingleAgentEnv
+from experiments import checkpoint
+from experiments.files import write_text_atomic
 
 BC_SEED0 = 10_000_000  # demonstration games use seeds far from the arena's
 
@@ -173,7 +178,7 @@ def build_callback(cfg: TrainConfig, out: Path):
             self.results.clear()
 
         def _checkpoint(self) -> None:
-            self.model.save(out / "checkpoints" / "latest.zip")
+            checkpoint.save(self.model, dataclasses.asdict(cfg), out)
             export_policy(self.model.policy, out / "checkpoints" / "policy")
             (out / "checkpoints" / "progress.json").write_text(
                 json.dumps({"timesteps": self.num_timesteps, "time": time.time()}))
@@ -221,29 +226,33 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path
 
     torch.set_num_threads(1)
     out = Path(cfg.out)
+    config = dataclasses.asdict(cfg)
+    if resume:  # checked (and refused) before anything is built or written
+        state, steps = checkpoint.read(out, config)
+    elif any(p.exists() for p in (*checkpoint.paths(out), out / "checkpoints" / "latest.zip")):
+        raise checkpoint.CheckpointError(f"{out} already holds a training run: continue it "
+                                         "with --resume or choose another --out")
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+    write_text_atomic(out / "config.json", json.dumps(config, indent=2))
     fns = [make_env(cfg, k) for k in range(cfg.n_envs)]
     venv = SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns)
-    latest = out / "checkpoints" / "latest.zip"
     try:
-        if resume and latest.exists():
-            model = MaskablePPO.load(latest, env=venv, device="cpu")
-        else:
-            model = MaskablePPO(
-                "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-                batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-                gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
-                seed=cfg.seed, device="cpu",
-                policy_kwargs={"net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch}})
-            if cfg.bc_games:
-                warm_start(model.policy, cfg, out, progress)
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
+            seed=cfg.seed, device="cpu",
+            policy_kwargs={"net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch}})
+        if resume:
+            checkpoint.restore(model, state, steps, checkpoint.paths(out)[0])
+        elif cfg.bc_games:
+            warm_start(model.policy, cfg, out, progress)
         formats = ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]
         model.set_logger(configure(str(out / "tb"), formats))
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         model.learn(remaining, callback=build_callback(cfg, out), progress_bar=progress,
-                    reset_num_timesteps=not (resume and latest.exists()))
+                    reset_num_timesteps=not resume)
     finally:
         venv.close()
     if (out / "winrates.csv").exists():
@@ -295,13 +304,17 @@ app = typer.Typer(add_completion=False, help=__doc__)
 
 
 @app.command()
-def main(out: str = typer.Option("runs/ppo", help="output folder"),
+def main(out: str = typer.Option(None, help="output folder [default: runs/ppo, with --smoke "
+                                 "runs/ppo-smoke]"),
          smoke: bool = typer.Option(False, help="a tiny run (< 1 minute), for tests"),
-         resume: bool = typer.Option(False, help="continue from OUT/checkpoints/latest.zip"),
-         timesteps: int = typer.Option(0, help="override total timesteps"),
-         minutes: float = typer.Option(0, help="override the wall-clock budget (minutes)"),
-         seed: int = typer.Option(0),
+         resume: bool = typer.Option(False, help="continue from OUT/checkpoints/latest.pt "
+                                     "(same settings only)"),
+         timesteps: int = typer.Option(0, min=0, help="override total timesteps"),
+         minutes: float = typer.Option(0, min=0, help="override the wall-clock budget "
+                                       "(minutes)"),
+         seed: int = typer.Option(0, min=0),
          progress: bool = typer.Option(True, help="show a progress bar")) -> None:
+    out = out or ("runs/ppo-smoke" if smoke else "runs/ppo")
     cfg = TrainConfig.smoke(out) if smoke else TrainConfig(out=out)
     cfg.seed = seed
     if timesteps:
@@ -310,7 +323,14 @@ def main(out: str = typer.Option("runs/ppo", help="output folder"),
         cfg.max_minutes = minutes
     load_content()
     t0 = time.time()
-    policy = train(cfg, resume=resume, progress=progress)
+    try:
+        policy = train(cfg, resume=resume, progress=progress)
+    except checkpoint.CheckpointError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.echo(f"Interrupted; the last checkpoint is in {cfg.out}/checkpoints.", err=True)
+        raise typer.Exit(130) from None
     typer.echo(f"trained {cfg.total_timesteps} timesteps in {time.time() - t0:.0f} s; "
                f"policy: {policy}.pt / .json")
 

@@ -44,8 +44,8 @@ def load(path: Path) -> None:
     spec.loader.exec_module(core)
     pkg = types.ModuleType("evenstar_native")
     pkg.__path__ = []
-    for name in ("ABI_VERSION", "Batch", "Engine", "ObsSpec", "Tables", "layout", "make_obs_spec",
-                 "make_tables", "random_games"):
+    for name in ("ABI_VERSION", "Batch", "Engine", "Tables", "layout", "make_tables",
+                 "random_games"):
         setattr(pkg, name, getattr(core, name))
     pkg._core = core
     sys.modules["evenstar_native"] = pkg

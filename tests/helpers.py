@@ -153,8 +153,11 @@ def empty_hands_to_next_turn(g: Game, kind: str, player: str | None = None) -> G
     """Empty both hands (every remaining round is skipped) and advance quietly to the
     first `kind` decision of the next turn."""
     turn = g.turn
-    g.set_hand("usa", [])
-    g.set_hand("china", [])
+    # The deciding player's hand first: emptying the other hand re-asks the pending decision,
+    # which may then have one legal card left and take it at once.
+    first = g.current_player or "usa"
+    for side in (first, "china" if first == "usa" else "usa"):
+        g.set_hand(side, [])
     return quiet_advance(g, kind, player, turn + 1)
 
 
@@ -163,8 +166,6 @@ def empty_hands_to_next_turn(g: Game, kind: str, player: str | None = None) -> G
 MODE_NAMES = ("event", "place", "realign", "improve_social", "improve_economy", "tech", "trade")
 SPEND_NAMES = ("russia", "tech", "diplomacy")
 MOD_NAMES = ("zero", "plus1", "minus1", "plus2", "minus2", "counter")
-PERSISTENT_CARDS = ("NAFTA", "MFN–Human Rights Linkage", "Clinton's Three Noes",
-                    "Sino-Russian Strategic Partnership")
 
 _DECLINE = {"upgrade": "no", "round8": "no", "spend": "done", "end_discard": "done"}
 
@@ -205,11 +206,13 @@ def at(kind: str, player: str | None = None, turn: int | None = None):
 
 
 def clear_persistent(g: Game) -> None:
-    """Take every persistent card out of play (into the draw pile), keeping both hands."""
-    for side in ("usa", "china"):
-        hand = g.hand(side)
-        g.set_hand(side, list(PERSISTENT_CARDS))
-        g.set_hand(side, hand)
+    """Take every persistent card in play out of it (into the draw pile), keeping both
+    hands: persistent effects such as reserve income (R26) would change a scenario."""
+    in_play = [g.content.cards[i].name for i in (g.state.card_loc == IN_PLAY).nonzero()[0]]
+    if in_play:
+        hand = g.hand("usa")
+        g.set_hand("usa", hand + in_play)
+        g.set_hand("usa", hand)
 
 
 # Events whose lasting effect the scenario API cannot undo (non-realignable countries).

@@ -3,7 +3,7 @@
 Both games get one seed; a seeded generator picks an index into ``legal_actions()``
 (or the cautious agent picks an action); every step compares the player, kind, legal
 actions, context, every state array and both players' observations (the Python
-encoder on the Python game, the C++ encoder on the native one, bit for bit), and
+encoder on both games: on the native one it reads the zero-copy state views), and
 every 16 steps and at the end the whole ``to_dict()`` (and its JSON text).
 """
 
@@ -18,17 +18,6 @@ from agents.random_agent import CautiousRandomAgent
 from evenstar_env import Game
 from evenstar_env.engine.state import ARRAYS
 from evenstar_env.env.observation import encoder_for
-from evenstar_env.native.observation import observe_native, spec_dict
-
-
-def cpp_encoder_supports(content) -> bool:
-    """Whether the C++ encoder knows the current observation layout
-    (tests/test_native_lockstep.py::test_cpp_encoder_knows_the_layout fails if not)."""
-    try:
-        spec_dict(encoder_for(content))
-    except NotImplementedError:
-        return False
-    return True
 
 
 def compare_step(py: Game, nat: Game, where: str) -> None:
@@ -53,10 +42,9 @@ def compare_step(py: Game, nat: Game, where: str) -> None:
     assert ps.forced == ns.forced, f"{where}: forced"
     assert ps.result == ns.result, f"{where}: result"
     enc = encoder_for(py.content)
-    cpp = cpp_encoder_supports(py.content)
-    for p in (0, 1):  # the Python encoder on Python, the C++ encoder on native: same bits
+    for p in (0, 1):  # the same encoder on both states: same bits
         a = enc.encode(py._m, p)
-        b = observe_native(nat, p) if cpp else enc.encode(nat._m, p)
+        b = enc.encode(nat._m, p)
         assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), f"{where}: observation {p}"
 
 

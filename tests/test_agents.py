@@ -13,8 +13,9 @@ from helpers import action_round
 
 from agents import CautiousRandomAgent, HeuristicAgent, ISMCTSAgent, RandomAgent
 from agents.ppo_agent import PolicyFileError, PPOAgent
+from agents.specs import make_agent
 from evenstar_env import Game
-from experiments.arena import Job, jobs_for, make_agent, run_games, summarise
+from experiments.arena import Job, jobs_for, run_games, summarise
 from experiments.selfplay import GameRecord, play_game
 
 
@@ -85,7 +86,8 @@ def test_smoke_training_runs_end_to_end_with_losses_logged(smoke_run: Path) -> N
     rows = list(csv.DictReader((smoke_run / "tb" / "progress.csv").open()))
     losses = [r["train/loss"] for r in rows if r.get("train/loss")]
     assert losses and all(np.isfinite(float(x)) for x in losses)
-    assert (smoke_run / "checkpoints" / "latest.zip").exists()
+    assert (smoke_run / "checkpoints" / "latest.pt").exists()
+    assert (smoke_run / "checkpoints" / "latest.json").exists()
     assert (smoke_run / "winrates.png").stat().st_size > 0
     assert list((smoke_run / "snapshots").glob("snapshot_*.pt"))
     win_rows = list(csv.DictReader((smoke_run / "winrates.csv").open()))
@@ -124,19 +126,21 @@ def test_ppo_agent_rejects_bad_files(smoke_run: Path, tmp_path: Path) -> None:
 
 
 class _Exploit:
-    """An object whose unpickling would run code."""
+    """An object whose unpickling would run code (create `marker`)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
 
     def __reduce__(self):
-        return (Path("/tmp/evenstar_pwned").touch, ())
+        return (Path.touch, (self.marker,))
 
 
 @pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")
 def test_ppo_agent_never_runs_code_from_the_weights_file(smoke_run: Path, tmp_path: Path) -> None:
     good = smoke_run / "checkpoints" / "policy"
+    marker = tmp_path / "pwned"
     (tmp_path / "evil.json").write_text(good.with_suffix(".json").read_text())
-    (tmp_path / "evil.pt").write_bytes(pickle.dumps(_Exploit()))
-    marker = Path("/tmp/evenstar_pwned")
-    marker.unlink(missing_ok=True)
+    (tmp_path / "evil.pt").write_bytes(pickle.dumps(_Exploit(marker)))
     with pytest.raises(PolicyFileError, match="weights-only"):
         PPOAgent(tmp_path / "evil")
     assert not marker.exists()

@@ -67,9 +67,10 @@ def test_interrupted_study_plays_only_the_missing_games(tmp_path: Path) -> None:
     run_study(tiny([BASE]), tmp_path, progress=False)
     lines = (tmp_path / "games.jsonl").read_text().splitlines()
     (tmp_path / "games.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:30])
-    summary = run_study(tiny([BASE]), tmp_path, progress=False)
+    with pytest.warns(balance.ResumeWarning, match="damaged"):
+        summary = run_study(tiny([BASE]), tmp_path, progress=False)
     assert summary["variants"]["baseline"]["games"] == 4
-    assert len((tmp_path / "games.jsonl").read_text().splitlines()) >= 4
+    assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 4
 
 
 def test_a_card_ops_override_shows_up_in_play() -> None:
@@ -176,3 +177,31 @@ def test_card_statistics_use_the_owner_side() -> None:
     assert stats["gulf_war"]["ops"] == {"games": 1, "owner_win_rate": 0.0}
     assert stats["gulf_war"]["event"] == {"games": 1, "owner_win_rate": 1.0}
     assert stats["yugoslav_war"]["event"] == {"games": 1, "owner_win_rate": 1.0}
+
+
+def test_us_minus_baseline_counts_draws_like_the_us_win_rate() -> None:
+    """A draw is "not a US win" in both report columns: with every game paired, the mean
+    paired difference equals the difference of the US win rates (issue 16)."""
+    def rec(variant: str, seed: int, winner: str | None) -> dict:
+        return {"variant": variant, "seed": seed, "usa": "a", "china": "b", "winner": winner,
+                "end": "final scoring", "turn": 11, "cards": [],
+                "vp_sources": {"usa": {}, "china": {}}}
+
+    study = Study([BASE, Variant(name="other")], usa="a", china="b", games=2)
+    records = [rec("baseline", 0, "china"), rec("baseline", 1, "china"),
+               rec("other", 0, None), rec("other", 1, "usa")]
+    v = balance.summarise(study, records, {})["variants"]
+    us_rate_diff = v["other"]["usa"]["rate"] - v["baseline"]["usa"]["rate"]
+    assert us_rate_diff == 0.5
+    assert v["other"]["diff_vs_baseline"]["mean"] == pytest.approx(us_rate_diff)
+
+
+def test_balance_help_keeps_the_variant_table_syntax() -> None:
+    """Rich markup used to swallow "[[variant]]" in `evenstar balance --help` (issue 16)."""
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    result = CliRunner().invoke(app, ["balance", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert "[[variant]] tables" in result.output

@@ -172,9 +172,13 @@ def test_huawei_5g_ban_in_play_prevents_digital_silk_road() -> None:
     assert "event" in legal_modes(without(g, "Huawei 5G Ban"), "Digital Silk Road")
 
 
-def test_ai_chip_export_controls_is_no_event_before_the_chips_act() -> None:
+def test_ai_chip_export_controls_before_the_chips_act_only_moves_tech_back() -> None:
+    """No prerequisite since issue 19: without the CHIPS Act, China discards nothing."""
     g = start("usa", "AI Chip Export Controls")
-    assert "event" not in legal_modes(g, "AI Chip Export Controls")
+    g.set_hand("china", ["RCEP", "Belt and Road Initiative"])
+    g.set_track("tech_china", 3)
+    assert board_after_event(g, "AI Chip Export Controls") == {"tech_china": 2}
+    assert sorted(g.hand("china")) == ["Belt and Road Initiative", "RCEP"]
 
 
 def test_ai_chip_export_controls_after_chips_act_tech_back_and_china_discards() -> None:
@@ -269,7 +273,7 @@ def test_xinjiang_sanctions_cost_china_reserves_and_central_asia_cn(reserves, lo
     g.set_influence("Central Asia", china=2)
     assert board_after_event(g, "Xinjiang Sanctions") == {
         "reserves_china": -lost, "Central Asia": {"china": 1}}  # reserves never below 0
-    assert loc(g, "Xinjiang Sanctions") == LOC_NAMES[DISCARD]
+    assert loc(g, "Xinjiang Sanctions") == LOC_NAMES[REMOVED]  # "*" since issue 19
 
 
 def test_indo_pacific_strategy_adds_two_us_at_most_one_per_country_and_stays() -> None:
@@ -299,9 +303,13 @@ def test_indo_pacific_strategy_adds_one_us_at_the_start_of_each_turn() -> None:
     assert g.decision.kind == "modifier"  # phase A done; phase D of turn 2 is next
 
 
-def test_maximum_pressure_on_iran_is_no_event_before_the_iran_deal() -> None:
+def test_maximum_pressure_on_iran_before_the_iran_deal_gives_no_vp() -> None:
     g = start("usa", "Maximum Pressure on Iran")
-    assert "event" not in legal_modes(g, "Maximum Pressure on Iran")
+    g.set_influence("Iran", china=3, anti_us=2)
+    g.set_reserves("china", 2)
+    g.set_track("regional_security", 3)
+    assert board_after_event(g, "Maximum Pressure on Iran") == {
+        "Iran": {"china": 1, "anti_us": 2}, "reserves_china": -1, "regional_security": 2}
 
 
 def test_maximum_pressure_on_iran_after_the_deal_cuts_cn_reserve_and_security() -> None:
@@ -312,7 +320,8 @@ def test_maximum_pressure_on_iran_after_the_deal_cuts_cn_reserve_and_security() 
     g.set_reserves("china", 2)
     g.set_track("regional_security", 3)
     assert board_after_event(g, "Maximum Pressure on Iran") == {
-        "Iran": {"china": 1, "anti_us": 2}, "reserves_china": -1, "regional_security": 2}
+        "Iran": {"china": 1, "anti_us": 2}, "reserves_china": -1, "regional_security": 2,
+        "vp_usa": 1}  # the US withdraws from the deal
     assert loc(g, "Maximum Pressure on Iran") == LOC_NAMES[REMOVED]
 
 
@@ -338,7 +347,7 @@ def test_operation_warp_speed_cancels_covid_and_raises_us_social() -> None:
     assert ops_shown(g, "Quad") == 2
     g.set_track("social_usa", 7)
     assert board_after_event(g, "Operation Warp Speed") == {"social_usa": 8}
-    assert loc(g, "COVID-19 Pandemic") == LOC_NAMES[DISCARD]
+    assert loc(g, "COVID-19 Pandemic") == LOC_NAMES[REMOVED]  # cancelled: leaves the game
     assert loc(g, "Operation Warp Speed") == LOC_NAMES[REMOVED]
     next_round(g, "usa", "Quad")
     assert ops_shown(g, "Quad") == 3
@@ -607,9 +616,15 @@ def test_made_in_china_2025_tech_box_then_vp_or_reserve(tech, expected) -> None:
     assert loc(g, "Made in China 2025") == LOC_NAMES[REMOVED]
 
 
-def test_digital_silk_road_is_no_event_before_belt_and_road() -> None:
+def test_digital_silk_road_without_belt_and_road_grants_two_ops() -> None:
     g = start("china", "Digital Silk Road")
-    assert "event" not in legal_modes(g, "Digital Silk Road")
+    clear(g, "Myanmar")
+    before = snapshot(g)
+    play(g, "Digital Silk Road", "event")
+    assert g.decision.kind == "granted" and g.decision.context["ops"] == 2
+    do(g, "mode", "place")
+    answer(g, "Myanmar", "Myanmar")
+    assert changes(g, before) == {"Myanmar": {"china": 2}}
 
 
 def test_digital_silk_road_grants_a_three_ops_action_in_africa_me_or_southeast_asia() -> None:
@@ -669,9 +684,10 @@ def test_rcep_adds_three_cn_in_the_partners_and_a_reserve() -> None:
     assert loc(g, "RCEP") == LOC_NAMES[REMOVED]
 
 
-def test_hong_kong_national_security_law_needs_the_protests_first() -> None:
+def test_hong_kong_national_security_law_before_the_protests_vp_and_a_reserve() -> None:
     g = start("china", "Hong Kong National Security Law")
-    assert "event" not in legal_modes(g, "Hong Kong National Security Law")
+    assert board_after_event(g, "Hong Kong National Security Law") == {
+        "vp_china": 1, "reserves_china": 1}
 
 
 def test_hong_kong_national_security_law_after_protests_social_and_vp() -> None:
@@ -705,9 +721,12 @@ def test_wagner_in_africa_adds_au_in_three_and_reduces_two_us_in_africa() -> Non
     assert loc(g, "Wagner in Africa") == LOC_NAMES[REMOVED]
 
 
-def test_vaccine_diplomacy_is_no_event_before_covid() -> None:
+def test_vaccine_diplomacy_before_covid_adds_two_cn() -> None:
     g = start("china", "Vaccine Diplomacy")
-    assert "event" not in legal_modes(g, "Vaccine Diplomacy")
+    clear(g, "Brazil", "Kenya")
+    assert board_after_event(g, "Vaccine Diplomacy", "Brazil", "Kenya") == {
+        "Brazil": {"china": 1}, "Kenya": {"china": 1}}
+    assert loc(g, "Vaccine Diplomacy") == LOC_NAMES[REMOVED]
 
 
 def test_vaccine_diplomacy_cancels_covid_and_adds_three_cn() -> None:
@@ -720,7 +739,7 @@ def test_vaccine_diplomacy_cancels_covid_and_adds_three_cn() -> None:
     clear(g, "Brazil", "Kenya", "Laos/Cambodia")
     before = snapshot(g)
     play(g, "Vaccine Diplomacy", "event")
-    assert loc(g, "COVID-19 Pandemic") == LOC_NAMES[DISCARD]
+    assert loc(g, "COVID-19 Pandemic") == LOC_NAMES[REMOVED]  # cancelled: leaves the game
     assert g.decision.player == "china" and legal_countries(g) == pool
     answer(g, "Brazil")
     assert "Brazil" not in legal_countries(g)
@@ -732,9 +751,10 @@ def test_vaccine_diplomacy_cancels_covid_and_adds_three_cn() -> None:
     assert ops_shown(g, "RCEP") == 3
 
 
-def test_phase_one_trade_deal_is_no_event_without_the_trade_war() -> None:
+def test_phase_one_trade_deal_without_the_trade_war_gives_both_a_reserve() -> None:
     g = start("china", "Phase One Trade Deal")
-    assert "event" not in legal_modes(g, "Phase One Trade Deal")
+    assert board_after_event(g, "Phase One Trade Deal") == {"reserves_usa": 1,
+                                                            "reserves_china": 1}
 
 
 def test_phase_one_trade_deal_cancels_the_trade_war_and_gives_the_us_a_reserve() -> None:
@@ -742,8 +762,9 @@ def test_phase_one_trade_deal_cancels_the_trade_war_and_gives_the_us_a_reserve()
     play(g, "US–China Trade War", "event")
     next_round(g, "china", "Phase One Trade Deal")
     assert "event" in legal_modes(g, "Phase One Trade Deal")
-    assert board_after_event(g, "Phase One Trade Deal") == {"reserves_usa": 1}
-    assert loc(g, "US–China Trade War") == LOC_NAMES[DISCARD]
+    assert board_after_event(g, "Phase One Trade Deal") == {"reserves_usa": 1,
+                                                            "reserves_china": 1}
+    assert loc(g, "US–China Trade War") == LOC_NAMES[REMOVED]  # cancelled: leaves the game
     assert loc(g, "Phase One Trade Deal") == LOC_NAMES[REMOVED]
     control = g.clone()  # the same game with the trade war still in play
     control.state.card_loc[card_index(control, "US–China Trade War")] = IN_PLAY
@@ -818,13 +839,14 @@ def test_russian_intervention_in_syria_roll(side, die, expected) -> None:
 
 @pytest.mark.parametrize("side, taiwan, expected", [
     ("usa", {"usa": 3}, {"Taiwan": {"usa": 4}, "tech_usa": 1, "vp_usa": 1}),  # Internet Age
-    ("usa", {"usa": 2, "china": 1}, {"Taiwan": {"usa": 3, "china": 1}, "reserves_usa": 2}),
+    ("usa", {"usa": 2, "china": 1}, {"Taiwan": {"usa": 3, "china": 1}, "reserves_usa": 2,
+                                     "vp_usa": 1}),
     ("china", {"china": 2}, {"Taiwan": {"china": 3}, "tech_china": 1, "vp_china": 1,
                              "social_china": 7}),  # Hybrid Rice
     ("china", {"usa": 2, "china": 3}, {"Taiwan": {"usa": 2, "china": 4},
-                                       "reserves_china": 2}),
+                                       "reserves_china": 2, "vp_china": 1}),
 ])
-def test_taiwan_chip_industry_tech_if_you_control_taiwan_else_reserves(side, taiwan,
+def test_taiwan_chip_industry_tech_if_you_control_taiwan_else_reserves_and_vp(side, taiwan,
                                                                       expected) -> None:
     g = start(side, "Taiwan's Chip Industry")
     g.set_influence("Taiwan", **taiwan)
@@ -887,7 +909,12 @@ def test_venezuelan_crisis_replaces_au_with_own_then_adds_one(side, venezuela,
                                                               expected) -> None:
     g = start(side, "Venezuelan Crisis")
     g.set_influence("Venezuela", **venezuela)
-    assert board_after_event(g, "Venezuelan Crisis") == {"Venezuela": expected}
+    clear(g, "Colombia", "Brazil", "Cuba")
+    before = snapshot(g)
+    play(g, "Venezuelan Crisis", "event")
+    assert legal_countries(g) == {"Colombia", "Brazil", "Cuba"}  # then 1 in one of them
+    answer(g, "Cuba")
+    assert changes(g, before) == {"Venezuela": expected, "Cuba": {side: 1}}
     assert loc(g, "Venezuelan Crisis") == LOC_NAMES[REMOVED]
 
 

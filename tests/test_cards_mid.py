@@ -310,7 +310,7 @@ def test_abm_treaty_withdrawal_headlined_advances_the_russia_track() -> None:
     do(g, "card", "Strategic and Economic Dialogue")
     assert g.phase == "action"
     assert changes(g, before) == {"tech_usa": 1, "vp_usa": 1, "Russia": {"anti_us": 1},
-                                  "russia": 3, "reserves_china": 1}  # S&ED at diplomacy 3
+                                  "russia": 3, "reserves_china": 2}  # S&ED at diplomacy 3
     assert loc(g, "ABM Treaty Withdrawal") == LOC_NAMES[REMOVED]
 
 
@@ -379,7 +379,7 @@ def test_the_surge_cancels_iraqi_insurgency_and_restores_us_ops() -> None:
     assert ops_shown(g, "The Surge") == 1 and ops_shown(g, "Pivot to Asia") == 3
     g.set_influence("Iraq", anti_us=4)
     assert board_after_event(g, "The Surge") == {"Iraq": {"anti_us": 2}}
-    assert loc(g, "Iraqi Insurgency") == LOC_NAMES[DISCARD]
+    assert loc(g, "Iraqi Insurgency") == LOC_NAMES[REMOVED]  # cancelled: leaves the game
     assert loc(g, "The Surge") == LOC_NAMES[REMOVED]
     quiet_advance(g, "card", "usa")
     g.set_hand("usa", ["Pivot to Asia", FILLER])
@@ -410,7 +410,7 @@ def test_death_of_bin_laden_cancels_war_on_terror_and_raises_us_social() -> None
     g.set_hand("usa", ["Death of Osama bin Laden", FILLER])
     g.set_track("social_usa", 8)
     assert board_after_event(g, "Death of Osama bin Laden") == {"vp_usa": 2, "social_usa": 9}
-    assert loc(g, "War on Terror") == LOC_NAMES[DISCARD]
+    assert loc(g, "War on Terror") == LOC_NAMES[REMOVED]  # cancelled: leaves the game
     # no more upkeep: the next turn's phase A asks the US nothing
     g.set_influence("Iraq", anti_us=3)
     empty_hands_to_next_turn(g, "modifier", "usa")
@@ -451,7 +451,7 @@ def test_smart_power_grants_a_three_ops_action_of_three_kinds() -> None:
     do(g, "mode", "place")
     answer(g, "Canada", "Canada", "Canada")
     assert changes(g, before) == {"Canada": {"usa": 3}}
-    assert loc(g, "Smart Power") == LOC_NAMES[DISCARD]
+    assert loc(g, "Smart Power") == LOC_NAMES[REMOVED]  # "*": a 3-ops action once (issue 19)
 
 
 def test_smart_power_trade_contest_in_a_stability_one_country() -> None:
@@ -743,23 +743,26 @@ def test_anti_secession_law_reduces_us_in_taiwan_and_one_vp(taiwan_us, expected)
     assert loc(g, "Anti-Secession Law") == LOC_NAMES[REMOVED]
 
 
-def test_shenzhou_5_advances_china_tech_with_its_box() -> None:
+def test_shenzhou_5_advances_china_tech_with_its_box_and_gives_one_vp() -> None:
     g = start("china", "Shenzhou 5")
     assert board_after_event(g, "Shenzhou 5") == {
-        "tech_china": 1, "vp_china": 1, "social_china": 7}  # box 1, Hybrid Rice
+        "tech_china": 1, "vp_china": 2, "social_china": 7}  # box 1, Hybrid Rice, + 1 VP
     assert loc(g, "Shenzhou 5") == LOC_NAMES[REMOVED]
 
 
-def test_china_asean_fta_one_cn_in_each_southeast_asian_country_not_us_controlled() -> None:
+def test_china_asean_fta_four_cn_among_southeast_asian_countries_not_us_controlled() -> None:
     g = start("china", "China–ASEAN Free Trade Area")
     wipe_region(g, "Southeast Asia")
     set_board(g, {"Philippines": {"usa": 2},  # US-controlled (stab 2)
                   "Thailand": {"usa": 1}, "Myanmar": {"anti_us": 1}})
-    expected = {c: {"china": 1} for c in countries_of("Southeast Asia")
-                - {"Philippines", "Thailand", "Myanmar"}}
-    expected.update({"Thailand": {"usa": 1, "china": 1},
-                     "Myanmar": {"anti_us": 1, "china": 1}, "reserves_china": 1})
-    assert board_after_event(g, "China–ASEAN Free Trade Area") == expected
+    before = snapshot(g)
+    play(g, "China–ASEAN Free Trade Area", "event")
+    assert legal_countries(g) == countries_of("Southeast Asia") - {"Philippines"}
+    answer(g, "Thailand", "Myanmar", "Vietnam", "Singapore")  # at most 1 per country
+    assert changes(g, before) == {"Thailand": {"usa": 1, "china": 1},
+                                  "Myanmar": {"anti_us": 1, "china": 1},
+                                  "Vietnam": {"china": 1}, "Singapore": {"china": 1},
+                                  "reserves_china": 1}
     assert loc(g, "China–ASEAN Free Trade Area") == LOC_NAMES[REMOVED]
 
 
@@ -842,10 +845,14 @@ def test_arab_spring_played_by_china() -> None:
         "regional_security": 2, "Egypt": {"usa": 1, "china": 2}, "Tunisia": {"china": 1}}
 
 
-def test_libya_intervention_needs_arab_spring_first() -> None:
-    for side in ("usa", "china"):
-        g = start(side, "Libya Intervention")
-        assert "event" not in legal_modes(g, "Libya Intervention")
+@pytest.mark.parametrize("side, libya", [("usa", {"usa": 2, "china": 1}),
+                                         ("china", {"china": 3})])
+def test_libya_intervention_before_arab_spring_adds_two(side, libya) -> None:
+    """No prerequisite since issue 19: Arab Spring raises the gain from 2 to 3."""
+    g = start(side, "Libya Intervention")
+    g.set_influence("Libya", anti_us=3, china=1)
+    assert board_after_event(g, "Libya Intervention") == {"regional_security": 2,
+                                                          "Libya": libya}
 
 
 def test_libya_intervention_after_playing_arab_spring() -> None:
@@ -857,8 +864,8 @@ def test_libya_intervention_after_playing_arab_spring() -> None:
     assert "event" in legal_modes(g, "Libya Intervention")
 
 
-@pytest.mark.parametrize("side, libya", [("usa", {"usa": 2, "china": 1}),
-                                         ("china", {"china": 3})])
+@pytest.mark.parametrize("side, libya", [("usa", {"usa": 3, "china": 1}),
+                                         ("china", {"china": 4})])
 def test_libya_intervention_clears_au_and_adds_own(side, libya) -> None:
     g = start(side, "Libya Intervention")
     mark_played(g, "arab_spring")
@@ -883,7 +890,9 @@ def test_iran_nuclear_talks_engage(side, iran) -> None:
     ("usa", {"anti_us": 3, "china": 2}, {"anti_us": 3}),
     ("usa", {"anti_us": 3, "china": 1}, {"anti_us": 3}),  # CN stops at 0
     ("china", {"usa": 1, "china": 1}, {"anti_us": 1, "china": 1}),  # US shortfall: AU (R1)
-    ("china", {"anti_us": 2}, {"anti_us": 2}),  # no US at the start: nothing to reduce
+    # 2.1.8.6, R1: "reduce US by 2, a US shortfall is placed as AU" also where the US has none.
+    ("china", {"anti_us": 2}, {"anti_us": 4}),
+    ("china", {}, {"anti_us": 2}),
 ])
 def test_iran_nuclear_talks_sanctions(side, iran, after) -> None:
     g = start(side, "Iran Nuclear Talks")
@@ -950,6 +959,7 @@ def test_european_debt_crisis_played_by_china() -> None:
 @pytest.mark.parametrize("side, sudan, after", [
     ("usa", {"china": 1, "anti_us": 2}, {"anti_us": 2}),  # CN stops at 0
     ("china", {"usa": 1, "china": 1}, {"anti_us": 1, "china": 1}),  # US shortfall: AU
+    ("china", {"china": 1}, {"anti_us": 2, "china": 1}),  # 2.1.8.6, R1: no US, all shortfall
 ])
 def test_darfur_crisis_security_and_opponent_reduced_in_sudan(side, sudan, after) -> None:
     g = start(side, "Darfur Crisis")
@@ -960,11 +970,14 @@ def test_darfur_crisis_security_and_opponent_reduced_in_sudan(side, sudan, after
 
 
 @pytest.mark.parametrize("side", ["usa", "china"])
-def test_gulf_of_aden_patrols_one_own_in_somalia_and_yemen(side) -> None:
+def test_gulf_of_aden_patrols_one_own_in_somalia_or_yemen_and_a_reserve(side) -> None:
     g = start(side, "Gulf of Aden Patrols", filler="Copenhagen Climate Summit")
     clear(g, "Somalia", "Yemen")
-    assert board_after_event(g, "Gulf of Aden Patrols") == {"Somalia": {side: 1},
-                                                            "Yemen": {side: 1}}
+    before = snapshot(g)
+    play(g, "Gulf of Aden Patrols", "event")
+    assert legal_countries(g) == {"Somalia", "Yemen"}
+    answer(g, "Yemen")
+    assert changes(g, before) == {"Yemen": {side: 1}, f"reserves_{side}": 1}
     assert loc(g, "Gulf of Aden Patrols") == LOC_NAMES[DISCARD]
 
 
@@ -1037,9 +1050,9 @@ def test_mumbai_attacks_security_and_one_own_in_india(side) -> None:
 def test_strategic_economic_dialogue_diplomacy_and_a_reserve(side, diplomacy) -> None:
     g = start(side, "Strategic and Economic Dialogue")
     g.set_track("diplomacy", diplomacy)
-    expected = {f"reserves_{side}": 1}
-    if diplomacy < 3:
-        expected["diplomacy"] = 3
+    # Below 3: diplomacy +1 and 1 reserve; at 3: 2 reserves (issue 19: never empty).
+    expected = {f"reserves_{side}": 1, "diplomacy": 3} if diplomacy < 3 else {
+        f"reserves_{side}": 2}
     assert board_after_event(g, "Strategic and Economic Dialogue") == expected
     assert loc(g, "Strategic and Economic Dialogue") == LOC_NAMES[DISCARD]
 
@@ -1049,7 +1062,8 @@ def test_strategic_economic_dialogue_diplomacy_and_a_reserve(side, diplomacy) ->
 def test_copenhagen_climate_summit(side, diplomacy) -> None:
     g = start(side, "Copenhagen Climate Summit")
     g.set_track("diplomacy", diplomacy)
-    want = {"diplomacy": 3} if diplomacy == 2 else {f"reserves_{OTHER[side]}": -1}
+    want = {"diplomacy": 3} if diplomacy == 2 else {f"reserves_{OTHER[side]}": -1,
+                                                     f"reserves_{side}": 1}
     assert board_after_event(g, "Copenhagen Climate Summit") == want
     assert loc(g, "Copenhagen Climate Summit") == LOC_NAMES[DISCARD]
 
@@ -1076,6 +1090,24 @@ def test_mid_deck_shape() -> None:
     by_name = {c.name: c for c in cards}
     assert by_name["9/11"].zh == "911事件"
     assert by_name["ABM Treaty Withdrawal"].zh == "退出反弹道导弹条约"
+
+
+def test_hainan_island_incident_is_a_mid_era_card() -> None:
+    """April 2001: it enters with the mid-era deck (turn 4, R12), 9/11's era."""
+    c = Game(0).content
+    cd = c.cards[c.card_by_id["hainan_island_incident"]]
+    assert (cd.era, cd.requires) == ("mid", [])
+    assert cd.era == c.cards[c.card_by_id["september_11"]].era
+
+
+def test_hainan_island_incident_reveals_the_us_hand_and_gives_one_vp() -> None:
+    g = start("china", "Hainan Island Incident")
+    us_hand = sorted(g.hand("usa"))
+    assert board_after_event(g, "Hainan Island Incident") == {"vp_china": 1}
+    shown = {g.content.cards[i].name for i in np.flatnonzero(g.state.revealed[0])}
+    assert sorted(shown) == us_hand
+    assert loc(g, "Hainan Island Incident") == LOC_NAMES[REMOVED]
+    assert sorted(g.resample_hidden("china", 3).hand("usa")) == sorted(g.hand("usa"))
 
 
 def test_every_mid_card_has_a_test_named_after_its_id() -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from evenstar_env.content import DATA_DIR, ContentError, load_content
+from evenstar_env.content import ContentError, load_content
 from evenstar_env.content.loader import RawContent
 
 C = load_content()
@@ -65,13 +64,6 @@ def test_setup_totals_match_rulebook_3_1_and_3_2() -> None:
     assert sum(setup.china.values()) == 13
     assert sum(setup.anti_us.values()) == 24
     assert sum(setup.usa.values()) == 62
-
-
-@pytest.fixture()
-def data_copy(tmp_path: Path) -> Path:
-    dst = tmp_path / "data"
-    shutil.copytree(DATA_DIR, dst)
-    return dst
 
 
 def _break(path: Path, old: str, new: str) -> None:

@@ -92,7 +92,7 @@ def test_neutral_persistent_upkeep_is_carried_out_by_the_player_who_played_it(tm
     """7.2, 5.2: a neutral event is the player's own; so are its persistent effects."""
     import shutil
 
-    from helpers import advance_to, play
+    from helpers import advance_to, play, quiet_advance
 
     from evenstar_env.content import DATA_DIR, load_content
 
@@ -105,10 +105,7 @@ def test_neutral_persistent_upkeep_is_carried_out_by_the_player_who_played_it(tm
     g.set_hand("china", ["Test Neutral Upkeep"] + [h for h in hand if "Scoring" not in h][:2])
     g.set_influence("Mongolia")
     play(g, "Test Neutral Upkeep", "event")
-    turn = g.turn
-    while g.turn == turn:  # to the next turn's first decision (phase A has run)
-        g.step(int(g.legal_actions()[-1] if g.decision.kind == "spend"
-                   else g.legal_actions()[0]))
+    quiet_advance(g, "modifier", turn=g.turn + 1)  # the next turn's phase D: phase A has run
     assert g.influence("Mongolia") == {"usa": 0, "china": 1, "anti_us": 0}
 
 

@@ -31,7 +31,11 @@ def test_pettingzoo_api_seed_and_render_tests_pass_without_our_warnings() -> Non
         api_test(env(), num_cycles=400)
         seed_test(env, num_cycles=400)
         render_test(env)
-    ours = {str(w.message) for w in caught} - KNOWN_PETTINGZOO_FALSE_POSITIVES
+    # render_test also runs human mode, which headless warns about once (test_render.py);
+    # deprecations inside other libraries (matplotlib 3.8 on a new pyparsing) are not ours.
+    ours = {str(w.message) for w in caught if "no display" not in str(w.message)
+            and not (issubclass(w.category, DeprecationWarning)
+                     and "evenstar_env" not in w.filename)} - KNOWN_PETTINGZOO_FALSE_POSITIVES
     assert not ours, ours
 
 
@@ -143,15 +147,18 @@ def random_positions(n: int, seed: int):
 def test_observation_ignores_what_the_player_cannot_see() -> None:
     """Redraw the opponent's hand, secret headline, modifier choice, draws and dice."""
     enc = ObservationEncoder(evenstar_env.Game(0).content)
-    changed_hidden = 0
+    changed_hidden = positions = 0
     for g in random_positions(40, 1):
+        positions += 1
         for p, side in enumerate(("usa", "china")):
             before = enc.encode(g._m, p)
             for k in range(3):
                 r = g.resample_hidden(side, k)
                 changed_hidden += not np.array_equal(r.state.card_loc, g.state.card_loc)
                 assert np.array_equal(enc.encode(r._m, p), before), (side, g.decision)
-    assert changed_hidden > 50, "the resampling should change hidden cards"
+    # Most redraws change a hidden card (not all: e.g. an empty opponent hand, no draw pile).
+    assert positions >= 5 and changed_hidden >= 3 * positions, (
+        "the resampling should change hidden cards")
 
 
 def test_observation_shows_own_hand_and_public_state() -> None:

@@ -94,7 +94,8 @@ CASES = [
      {"Russia": {"usa": 2}, "Ukraine": {"usa": 2}}),
     # ----------------------------------------------------------- China deck
     ("pudong_development", 1, {}, (), None, {"reserves_china": -1}),
-    ("pudong_development", 2, {}, (), None, {"reserves_china": 2}),
+    ("pudong_development", 2, {}, (), None, {"reserves_china": 1,
+                                             "Singapore": {"usa": 1, "china": 1}}),
     ("pudong_development", 3, {}, (), None, {"economy_china": 7}),
     ("pudong_development", 4, {}, (), None, {"economy_china": 7, "reserves_china": 2}),
     ("sino_vietnamese_normalization", 1, {"Vietnam": {"china": 2}}, (), None,

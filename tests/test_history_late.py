@@ -58,10 +58,10 @@ CASES = [
     ("political_polarization", 2, {}, (), None, {"reserves_usa": -2}),
     ("political_polarization", 3, {}, (), None, {"vp_usa": 1}),
     ("political_polarization", 4, {}, (), None, {"social_usa": 9}),
-    ("generative_ai_boom", 1, {}, (), None, {"reserves_usa": -1}),
-    ("generative_ai_boom", 2, {}, (), None, {"reserves_usa": 1}),
+    ("generative_ai_boom", 1, {}, (), None, {"reserves_usa": -2}),
+    ("generative_ai_boom", 2, {}, (), None, {"economy_usa": 9}),
     ("generative_ai_boom", 3, {}, (), None, {"tech_usa": 1, "vp_usa": 1}),  # Internet Age
-    ("generative_ai_boom", 4, {}, (), None, {"tech_usa": 1, "vp_usa": 2}),
+    ("generative_ai_boom", 4, {}, (), None, {"tech_usa": 1, "vp_usa": 2, "reserves_usa": 2}),
     # ----------------------------------------------------------- China deck
     ("anti_corruption_campaign", 1, {}, (), None, {"social_china": 5}),
     ("anti_corruption_campaign", 2, {}, (), None, {"reserves_china": -1}),

@@ -9,7 +9,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evenstar_env import Game
-from evenstar_env.engine.constants import PLAYING
+from evenstar_env.engine.constants import (
+    CHINA,
+    H_DRAWN,
+    M_PHASE,
+    M_PHASING,
+    M_RUSSIA_DEFERRED,
+    P_HISTORY,
+    PLAYING,
+)
 from evenstar_env.engine.state import State
 
 MAX_DECISIONS = 20_000
@@ -41,6 +49,16 @@ def check_state(g: Game) -> None:
         assert lo <= g.track(name) <= hi, f"{name} out of bounds: {g.track(name)}"
     assert int((s.card_loc == PLAYING).sum()) <= 1, "more than one card being played"
     assert set(np.unique(s.card_loc)) <= set(range(10)), "card in an unknown place"
+    # R22: Russia box effects wait only during China's card play, for boxes the marker passed.
+    deferred = s.misc[M_RUSSIA_DEFERRED]
+    assert 0 <= deferred <= g.track("russia")
+    if deferred and not g.is_over:
+        assert s.misc[M_PHASING] == CHINA, "a Russia box effect waits outside China's round"
+    # R23: at most one drawn, unresolved history card per side, and only in phase D.
+    drawn = np.flatnonzero(s.hist_loc == H_DRAWN)
+    assert len(set(g.content.hist_side[drawn].tolist())) == drawn.size <= 2
+    if drawn.size and not g.is_over:
+        assert s.misc[M_PHASE] == P_HISTORY, "a drawn history card outlives phase D"
     if not g.is_over:
         legal = g.legal_actions()
         assert legal.size >= 2, "forced decisions are taken automatically"

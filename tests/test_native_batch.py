@@ -1,4 +1,5 @@
-"""NativeBatch: N games stepped together equal N Python games (obs, mask, ends, seeds)."""
+"""NativeBatch: N games stepped together equal N Python games (state, mask, ends, seeds,
+and the observations NativeBatch.observe encodes with the Python encoder)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from evenstar_env.native.batch import NativeBatch
 SIDE = {"usa": 0, "china": 1}
 
 
-def _check_slot(b: NativeBatch, i: int, g: Game) -> None:
+def _check_slot(b: NativeBatch, obs: np.ndarray, i: int, g: Game) -> None:
+    assert b.game(i).to_dict()["state"] == g.to_dict()["state"]
     if g.is_over:
-        assert b.player[i] == -1 and not b.mask[i].any() and not b.obs[i].any()
+        assert b.player[i] == -1 and not b.mask[i].any() and not obs[i].any()
         r = g.result.winner
         assert b.winner[i] == (-1 if r is None else SIDE[r])
     else:
@@ -22,7 +24,7 @@ def _check_slot(b: NativeBatch, i: int, g: Game) -> None:
         assert b.player[i] == p
         assert np.array_equal(b.mask[i].astype(bool), g.action_mask())
         want = encoder_for(g.content).encode(g._m, p)
-        assert np.array_equal(b.obs[i].view(np.uint32), want.view(np.uint32))
+        assert np.array_equal(obs[i].view(np.uint32), want.view(np.uint32))
     assert b.vp[i].tolist() == [g.vp["usa"], g.vp["china"]]
 
 
@@ -34,9 +36,11 @@ def test_batch_equals_python_games_with_autoreset(threads: int) -> None:
     started = [1] * n
     rng = np.random.default_rng(1)
     finished = 0
+    obs = np.empty((n, encoder_for(b.content).size), dtype=np.float32)
     for _ in range(400):
+        b.observe(obs)
         for i in range(n):
-            _check_slot(b, i, games[i])
+            _check_slot(b, obs, i, games[i])
         actions = np.zeros(n, dtype=np.int64)
         for i, g in enumerate(games):
             if not g.is_over:
@@ -58,7 +62,7 @@ def test_batch_equals_python_games_with_autoreset(threads: int) -> None:
 
 
 def test_threads_do_not_change_the_games() -> None:
-    outs = []
+    outs, finals = [], []
     for threads in (1, 2):
         b = NativeBatch(16, seed=7, threads=threads)
         rng = np.random.default_rng(3)
@@ -67,8 +71,11 @@ def test_threads_do_not_change_the_games() -> None:
             legal = [np.flatnonzero(m) for m in b.mask]
             acts = np.array([row[rng.integers(row.size)] if row.size else 0 for row in legal])
             b.step(acts)
-            trace.append((b.obs.copy(), b.mask.copy(), b.done.copy(), b.vp.copy()))
+            trace.append((b.player.copy(), b.mask.copy(), b.done.copy(), b.vp.copy(),
+                          b.seed.copy()))
         outs.append(trace)
+        finals.append([b.game(i).to_dict()["state"] for i in range(16)])
+    assert finals[0] == finals[1]
     for x, y in zip(*outs, strict=True):
         assert all(np.array_equal(a, c) for a, c in zip(x, y, strict=True))
 

@@ -35,9 +35,12 @@ def test_playthrough_replays_identically(path: Path) -> None:
 
 
 def test_generated_docs_are_current() -> None:
+    import os
     import subprocess
     import sys
 
+    # This checkout's package, not the installed one (they differ in a git worktree).
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr

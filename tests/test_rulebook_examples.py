@@ -1,6 +1,6 @@
 """The worked examples of the rulebook (evenstar-rulebook.zh.txt), one test each.
 
-Section numbers are the rulebook's; R-numbers are /work/shared/rules/RULINGS.md.
+Section numbers are the rulebook's; R-numbers are the rulings (docs/rules.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Behaviour tests for the rulings R1-R21 (/work/shared/rules/RULINGS.md); R22-R26 are in
+"""Behaviour tests for the rulings R1-R21 (as stated in docs/rules.md); R22-R26 are in
 tests/test_rulings_r22_r26.py.
 
 Each test cites its ruling and the rulebook section (evenstar-rulebook.zh.txt) it settles.
@@ -711,9 +711,9 @@ def test_r9_no_tech_race_on_the_last_box():
 
 def test_r9_event_tech_advance_does_not_use_the_tech_race():
     """R9 (6.4.2): event effects do not count against the one tech race per turn: after
-    Project 211 (China tech +1 as an event) China may still make its tech race."""
-    g = china_round(hand=("Project 211", CN3, CN4))
-    play(g, "Project 211", "event")
+    Shenzhou 5 (China tech +1 as an event) China may still make its tech race."""
+    g = china_round(hand=("Shenzhou 5", CN3, CN4))
+    play(g, "Shenzhou 5", "event")
     assert g.track("tech_china") == 1
     next_round(g, "china")
     assert g.turn == 1

@@ -151,6 +151,27 @@ def test_r24_covid_both_economies_at_two(economy_china, die, social_china, winne
         social_china if die <= 3 else 8) - 1
 
 
+def test_r24_a_track_raised_again_within_the_resolution_still_counts():
+    """R24: a track that reached 1 and was raised again within the same resolution still
+    counts: one resolution "US economy -1" (COVID-19 Pandemic's first effect) then the
+    Green Tech box (US +1 VP, economy +1) with the US economy at 2: the US loses,
+    after the whole resolution (economy back at 2)."""
+    g = us_round()
+    c, m = g.content, g._m
+    covid = c.cards[c.card_by_name["COVID-19 Pandemic"]]
+    green = c.tech_boxes[USA][4]
+    assert green.name == "Green Tech"
+    g.set_track("economy_usa", 2)
+    vp = g.vp["usa"]
+    s = g.state
+    s.stack.append(s.pending[0])  # re-ask the card choice afterwards
+    s.pending = None
+    m.push_effects([c.eids(covid.effects)[0], *c.eids(green.effects)], USA)
+    m.run()
+    assert g.track("economy_usa") == 2 and g.vp["usa"] == vp + 1
+    assert g.is_over and g.result.winner == "china"
+
+
 # --------------------------------------------------------------------------- R25
 
 
@@ -214,38 +235,34 @@ def test_r25_opponent_card_still_fires_its_event():
 # --------------------------------------------------------------------------- R26
 
 
+def _economy_phase_with(card: str, side: str, economy: int, reserves: int) -> Game:
+    """From the end of turn 1: `card` in play (its event carried out by the US), `side` at
+    `economy` with `reserves`, the other side with none; then on to phase H."""
+    g = to_end_of_turn1()
+    i = g.content.card_by_name[card]
+    g.state.card_loc[i] = IN_PLAY
+    g.state.event_side[i] = USA
+    g.set_track(f"economy_{side}", economy)
+    g.set_reserves("china" if side == "usa" else "usa", 0)
+    g.set_reserves(side, reserves)
+    do(g, "done")
+    return g
+
+
 def test_r26_nafta_income_counts_before_the_upgrade():
     """R26 (4.6.H, R15): the US at economy 8 with 2 reserves and NAFTA in play gains 4 + 1
     before the upgrade choice, so the 7-reserve upgrade is offered."""
-    g = to_end_of_turn1()
-    nafta = g.content.card_by_name["NAFTA"]
-    g.state.card_loc[nafta] = IN_PLAY
-    g.state.event_side[nafta] = USA
-    g.set_track("economy_usa", 8)
-    g.set_reserves("usa", 2)
-    do(g, "done")
+    g = _economy_phase_with("NAFTA", "usa", 8, 2)
     assert g.decision.kind == "upgrade" and g.decision.player == "usa"
     assert g.reserves["usa"] == 7
-    do(g, "yes")
-    assert g.reserves["usa"] == 0 and g.track("economy_usa") == 9
-    if g.decision.kind == "upgrade":
-        do(g, "no")  # China's choice; then both decline (R15)
-    assert g.track("economy_usa") == 8
+    do(g, "yes")  # China has no reserves: no choice; both decline (R15)
+    assert g.reserves["usa"] == 0 and g.track("economy_usa") == 8  # 9, then the decline
 
 
 def test_r26_trade_war_loss_counts_before_the_upgrade():
     """R26: the US-China Trade War (China loses 1 reserve each economy phase) is taken with
     China's income: China at economy 6 (income 3, price 5) with 3 reserves has 5 - not 6 -
-    and can still upgrade; without the war it would have 6."""
-    g = to_end_of_turn1()
-    war = g.content.card_by_name["US–China Trade War"]
-    g.state.card_loc[war] = IN_PLAY
-    g.state.event_side[war] = USA
-    g.set_track("economy_china", 6)
-    g.set_reserves("china", 3)
-    g.set_reserves("usa", 0)
-    do(g, "done")
-    while g.decision.player == "usa":
-        do(g, "no")
+    and can still upgrade."""
+    g = _economy_phase_with("US–China Trade War", "china", 6, 3)
     assert g.decision.kind == "upgrade" and g.decision.player == "china"
     assert g.reserves["china"] == 5

@@ -23,6 +23,7 @@ from helpers import (
     changes,
     clear,
     do,
+    empty_hands_to_next_turn,
     legal_cards,
     legal_countries,
     legal_modes,
@@ -36,7 +37,7 @@ from helpers import (
 
 from evenstar_env import Game
 from evenstar_env.content import DATA_DIR, load_content
-from evenstar_env.engine.constants import DISCARD, IN_PLAY, LOC_NAMES, REMOVED
+from evenstar_env.engine.constants import DISCARD, IN_PLAY, LOC_NAMES, M_TURN, REMOVED
 
 FILLER = "Comprehensive Test Ban Treaty"  # neutral, 1 op: keeps the hand from running empty
 
@@ -160,7 +161,7 @@ def test_gulf_war_defeat_adds_two_au_in_iraq_and_gives_china_one_vp() -> None:
     g = start("usa", GULF)
     battlefield(g, "Iraq", {"Iraq": {"anti_us": 3, "china": 1}, "Saudi Arabia": {"usa": 3},
                            "Iran": {"anti_us": 3}})
-    assert event(g, GULF, [3]) == {
+    assert event(g, GULF, [2]) == {  # the Gulf War wins on 3 or more (its note)
         "Iraq": {"anti_us": 5, "china": 1}, "vp_china": 1, "diplomacy": 2,
         "regional_security": 2}
     assert loc(g, GULF) == LOC_NAMES[REMOVED]
@@ -189,7 +190,7 @@ def test_gulf_war_defeat_with_us_in_iraq_places_au_after_removing_us() -> None:
 def test_gulf_war_neighbour_modifier(setting, modifier) -> None:
     g = start("usa", GULF)
     battlefield(g, "Iraq", setting)
-    assert_modifier(g, GULF, "usa", modifier)
+    assert_modifier(g, GULF, "usa", modifier, win_on=3)
 
 
 def test_gulf_war_is_playable_with_no_influence_in_iraq_or_its_neighbours() -> None:
@@ -656,6 +657,7 @@ def test_western_development_gives_a_reserve_stays_in_play_and_raises_china_ops(
     play(g, WESTERN, "event")
     assert changes(g, before) == {"reserves_china": 1}
     assert loc(g, WESTERN) == LOC_NAMES[IN_PLAY]
+    g.set_hand("china", list(CN_BY_OPS.values()))  # China's next round is in this turn
     quiet_advance(g, "card", "usa")
     us_cards = ["Operation Uphold Democracy", "Cox Report", "Dot-com Boom"]
     g.set_hand("usa", us_cards)
@@ -663,6 +665,26 @@ def test_western_development_gives_a_reserve_stays_in_play_and_raises_china_ops(
     quiet_advance(g, "card", "china")
     g.set_hand("china", list(CN_BY_OPS.values()))
     assert [ops_shown(g, CN_BY_OPS[k]) for k in (1, 2, 3, 4)] == [2, 3, 4, 4]
+
+
+def test_western_development_ends_at_the_start_of_turn_4_and_leaves_the_game() -> None:
+    """Its text: cancelled at the start of turn 4 (the mid era); a cancelled card leaves."""
+    g = start("china", WESTERN)
+    g.state.misc[M_TURN] = 2
+    put_in_play(g, WESTERN)
+    empty_hands_to_next_turn(g, "modifier")
+    assert (g.turn, loc(g, WESTERN)) == (3, LOC_NAMES[IN_PLAY])
+    empty_hands_to_next_turn(g, "modifier")
+    assert (g.turn, loc(g, WESTERN)) == (4, LOC_NAMES[REMOVED])
+
+
+def test_cox_report_cancels_western_development() -> None:
+    g = start("usa", "Cox Report")
+    put_in_play(g, WESTERN)
+    g.set_hand("china", list(CN_BY_OPS.values()))
+    play(g, "Cox Report", "event")
+    assert loc(g, WESTERN) == LOC_NAMES[REMOVED]
+    assert len(g.hand("china")) == 3  # and China discards 1 card at random
 
 
 @pytest.mark.parametrize("in_play, expected", [

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .loader import DATA_DIR, RawContent, walk
+from .loader import DATA_DIR, RawContent, _validate, walk
 from .schema import Card, HistoryCard, Selector, Variant
 
 SIDE_INDEX = {"usa": 0, "china": 1, "neutral": 2}
@@ -209,5 +209,5 @@ def _variant_content(spec: str, data_dir: Path) -> Content:
 
 def load_variant(variant: Variant | dict, data_dir: Path = DATA_DIR) -> Content:
     """The content with a rule variant's overrides applied (cached by the variant's value)."""
-    v = variant if isinstance(variant, Variant) else Variant.model_validate(variant)
+    v = variant if isinstance(variant, Variant) else _validate(variant, Variant, "variant")
     return _variant_content(v.model_dump_json(), Path(data_dir))

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..engine.constants import MODIFIERS
 from .schema import (
     CardFile,
     Condition,
@@ -25,6 +26,8 @@ from .schema import (
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 SUPERPOWERS = ("USA", "China")
+REQUIRED_COUNTRIES = ("Russia", "Ukraine")  # named by the rules themselves (8.1.5, 7.6)
+IMPROVE_OPS = (2, 3, 4)  # printed ops of cards that may improve a track (6.3.1)
 
 
 class ContentError(ValueError):
@@ -51,6 +54,15 @@ def _load_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except FileNotFoundError:
         raise ContentError(f"{path.name}: file not found in {path.parent}") from None
+    except IsADirectoryError:
+        raise ContentError(f"{path.name}: a folder where a file is expected ({path})") from None
+    except NotADirectoryError:
+        raise ContentError(f"{path.parent}: a file where a folder is expected") from None
+    except OSError as exc:
+        raise ContentError(f"{path.name}: cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ContentError(f"{path.name}: not UTF-8 text (a binary file?): {exc.reason} "
+                           f"at byte {exc.start}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ContentError(f"{path.name}: not valid TOML: {exc}") from None
 
@@ -92,7 +104,10 @@ class RawContent:
     """The validated files, before compilation into arrays."""
 
     def __init__(self, data_dir: Path = DATA_DIR, variant: Variant | None = None) -> None:
-        self.data_dir = data_dir
+        self.data_dir = data_dir = Path(data_dir)
+        if not data_dir.is_dir():
+            what = "a file" if data_dir.exists() else "nothing"
+            raise ContentError(f"{data_dir}: {what} where the content folder is expected")
         self.variant = variant
         raw = {name: _load_toml(data_dir / name) for name in
                ("map.toml", "setup.toml", "tracks.toml", "rules.toml")}
@@ -110,7 +125,9 @@ class RawContent:
         self.history_files = [
             (p.name, _read(p, HistoryFile)) for p in sorted(data_dir.glob("history_*.toml"))
         ]
+        self._label = label
         self._check()
+        self._check_playable()
 
     # ------------------------------------------------------------ checks
     def _check(self) -> None:
@@ -181,6 +198,83 @@ class RawContent:
         for track in ("social", "economy"):
             for i, zone in enumerate(getattr(self.tracks, track)):
                 check_refs(f"tracks.toml: {track}[{i}] ({zone.name!r}): field '", zone)
+
+
+    def _check_playable(self) -> None:
+        """Values that pass the schema but would break every game (levels, zones, costs)."""
+        r, t = self.rules, self.tracks
+        rules = "rules.toml" + self._label
+
+        def bad(field: str, msg: str) -> ContentError:
+            return ContentError(f"{rules}: field '{field}': {msg}")
+
+        for field in ("turns", "action_rounds", "social_max", "economy_max"):
+            if getattr(r, field) < (1 if field in ("turns", "action_rounds") else 2):
+                raise bad(field, f"{getattr(r, field)} is too small")
+        if r.action_rounds > 7:
+            raise bad("action_rounds", f"{r.action_rounds}: at most 7 (the 8th is a right, 4.6.G)")
+        for field, lo, hi in (("start_social", 2, r.social_max),
+                              ("start_economy", 2, r.economy_max),
+                              ("start_reserves", 0, None)):
+            values = getattr(r, field)
+            for side in ("usa", "china"):
+                if side not in values:
+                    raise bad(f"{field}.{side}", "missing")
+                v = values[side]
+                if v < lo or (hi is not None and v > hi):
+                    span = f"{lo}.." + ("" if hi is None else str(hi))
+                    raise bad(f"{field}.{side}", f"{v} is outside {span} (1 is a collapse, R21)"
+                              if lo == 2 else f"{v} is outside {span}")
+        if not 2 <= r.start_diplomacy <= 3:
+            raise bad("start_diplomacy", f"{r.start_diplomacy} is outside 2..3 (1 is total war)")
+        if not 1 <= r.start_security <= 3:
+            raise bad("start_security", f"{r.start_security} is outside 1..3")
+        for field in ("diplomacy_spend_price", "russia_spend_price"):
+            if getattr(r, field) < 0:
+                raise bad(field, "negative price")
+        names = [k for k, _ in MODIFIERS]
+        if set(r.modifier_costs) != set(names):
+            raise bad("modifier_costs", f"needs exactly the keys {names}: missing "
+                                        f"{sorted(set(names) - set(r.modifier_costs))}, unknown "
+                                        f"{sorted(set(r.modifier_costs) - set(names))}")
+        for k, cost in r.modifier_costs.items():
+            if cost < 0:
+                raise bad(f"modifier_costs.{k}", "negative cost")
+        for ops in IMPROVE_OPS:
+            if not 0 <= r.improve_success.get(ops, -1) <= 6:
+                raise bad(f"improve_success.{ops}", "needs a highest successful roll in 0..6")
+        for i, (lo, hi, k) in enumerate(r.improve_attempts):
+            if not (1 <= lo <= hi <= r.economy_max and k >= 0):
+                raise bad(f"improve_attempts[{i}]", f"({lo}, {hi}, {k}) needs "
+                                                    f"1 <= lo <= hi <= economy_max, attempts >= 0")
+        eras = [r.era_turns.get(e) for e in ("early", "mid", "late")]
+        if None in eras or eras[0] != 1 or not eras[0] < eras[1] < eras[2] <= r.turns:
+            raise bad("era_turns", f"{r.era_turns}: needs early = 1 < mid < late <= turns")
+        for i, turn in enumerate(r.spare_scoring_turns):
+            if not 1 <= turn <= r.turns:
+                raise bad(f"spare_scoring_turns[{i}]", f"turn {turn} is outside 1..{r.turns}")
+        missing = [n for n in REQUIRED_COUNTRIES if n not in self.country_names]
+        if missing:
+            raise ContentError(f"map.toml: countries: field 'name': no country named "
+                               f"{missing} (the rules name them; renamed?)")
+        for track, top in (("social", r.social_max), ("economy", r.economy_max)):
+            _check_zones(f"tracks.toml{self._label}", track, getattr(t, track), top)
+
+
+def _check_zones(fname: str, track: str, zones: list, top: int) -> None:
+    """Zones must cover the levels 1..top once each, with no gap or overlap."""
+    covered = [0] * (top + 1)
+    for i, z in enumerate(zones):
+        where = f"{fname}: {track}[{i}] ({z.name!r})"
+        if not 1 <= z.lo <= z.hi <= top:
+            raise ContentError(f"{where}: field 'lo'/'hi': {z.lo}..{z.hi} is not within 1..{top}")
+        for lvl in range(z.lo, z.hi + 1):
+            covered[lvl] += 1
+    for lvl in range(1, top + 1):
+        if covered[lvl] != 1:
+            what = "no zone (a gap)" if covered[lvl] == 0 else f"{covered[lvl]} zones"
+            raise ContentError(f"{fname}: {track}: level {lvl} is in {what}; zones must cover "
+                               f"1..{top} once each")
 
 
 def _unique(values: list[str], fname: str, entry: str, field: str) -> None:

@@ -366,6 +366,9 @@ class Card(Strict):
     event_banned: bool = False  # set by a rule variant: the event can never happen
     out_of_game: bool = False  # set by a rule variant: removed from the game at the start
     requires: list[Condition] = []  # prerequisites of the event (5.2, 7.4)
+    # 5.3: the event happens only if its owner discards another card of at least this many
+    # printed ops; fired by the opponent's play, the owner may decline (engine play.py "pay").
+    pay_discard: int | None = Field(None, ge=1, le=4)
     text: str
     text_zh: str
     note: str  # one-line historical note
@@ -377,6 +380,11 @@ class Card(Strict):
             raise ValueError("scoring cards have 0 ops (R4)")
         if self.kind == "base" and self.ops == 0:
             raise ValueError("base cards have 1 to 4 ops")
+        if self.pay_discard is not None and not any(
+                c.hand_card_min_ops == self.pay_discard and c.side == "self"
+                for c in self.requires):
+            raise ValueError("pay_discard needs the prerequisite "
+                             "{ hand_card_min_ops = <same value>, side = \"self\" }")
         return self
 
 
@@ -411,7 +419,7 @@ class HistoryFile(Strict):
 class Box(Strict):
     name: str
     zh: str
-    price: int = 0  # reserves to advance into this box (US tech track)
+    price: int = Field(default=0, ge=0)  # reserves to advance into this box (US tech track)
     effects: list[Effect] = []
 
 
@@ -422,11 +430,11 @@ class Zone(Strict):
     hi: int
     name: str
     zh: str
-    hand: int = 0  # social: hand size
+    hand: int = Field(default=0, ge=0)  # social: hand size
     discard: bool = False  # social: may discard one card at the end of G
     opponent_round8: bool = False  # social: the opponent may take an 8th round
-    income: int = 0  # economy: reserves gained in phase H
-    price: int = 0  # economy: upgrade price
+    income: int = Field(default=0, ge=0)  # economy: reserves gained in phase H
+    price: int = Field(default=0, ge=0)  # economy: upgrade price
     effects: list[Effect] = []  # economy: zone effect in phase H (executor = owner)
 
 

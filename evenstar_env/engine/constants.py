@@ -34,13 +34,14 @@ CONTROLLER_NAMES = (None, "usa", "china", "anti_us")
  M_DISCARD_RIGHT, _M5, M_ROUND8, _M6, M_RW_STATE, M_RW_K, M_RW_ADDED,
  M_NEXT_OPS, _M7, M_NEXT_NO_EVENT, _M8, M_NEXT_BOTH, _M9, M_MOD, _M10, M_HEADLINE, _M11,
  M_END_FLAG, M_COLLAPSE, _M12, M_DIPLO_LOSER, M_DECISIONS, M_VP_SOURCE,
- M_RUSSIA_DEFERRED, M_RESOLVING, M_HIST_DRAWN, _M13) = range(40)
-N_MISC = 40
+ M_RUSSIA_DEFERRED, M_RESOLVING, M_HIST_DRAWN, _M13, M_TECH_PAID, _M14) = range(42)
+N_MISC = 42
 # M_RUSSIA_DEFERRED: k > 0 when the effects of the top k Russia boxes (the marker's box and
 #   the k - 1 below it) wait until the card play is over, lowest box first (R22).
 # M_RESOLVING: 1 while an event, history outcome or phase step resolves; immediate ends are
 #   checked when it has finished (R24).
 # M_HIST_DRAWN + side: 1 + the history card that side drew this turn, 0 if none (R23).
+# M_TECH_PAID + side: boxes 1..k of that side's tech track have paid (once per game).
 
 RW_NONE, RW_WAITING, RW_ACTIVE = range(3)
 

@@ -23,6 +23,7 @@ from .constants import (
     M_NEXT_OPS,
     M_RW_STATE,
     N_OPTIONS,
+    REMOVED,
     RW_NONE,
     RW_WAITING,
     SECURITY,
@@ -247,8 +248,8 @@ def _next(m: Machine, eff, executor: int) -> None:
 def _cancel(m: Machine, eff, executor: int) -> None:
     i = m.c.card_by_id[eff.card]
     if m.s.card_loc[i] == IN_PLAY:
-        m.s.card_loc[i] = DISCARD
-        m.log(f"{m.card_name(i)} is cancelled")
+        m.s.card_loc[i] = REMOVED  # cancelled: it leaves the game (docs/rules.md 2.1)
+        m.log(f"{m.card_name(i)} is cancelled and removed from the game")
 
 
 @effect("score")

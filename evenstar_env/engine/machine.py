@@ -39,6 +39,7 @@ from .constants import (
     M_RW_ADDED,
     M_RW_K,
     M_RW_STATE,
+    M_TECH_PAID,
     M_TURN,
     M_VP_SOURCE,
     P_OVER,
@@ -239,9 +240,12 @@ class Machine:
                 s.misc[M_RUSSIA_DEFERRED] += new - old
                 return
             self.push_russia_boxes(old + 1, new)
-        elif t in (TECH, TECH + 1) and new > old:
+        elif t in (TECH, TECH + 1):
+            # A tech box pays once per game: re-entering a box left backwards pays nothing.
             p = t - TECH
-            for lvl in range(new, old, -1):
+            paid = max(s.misc[M_TECH_PAID + p], old)
+            s.misc[M_TECH_PAID + p] = max(paid, new)
+            for lvl in range(new, max(old, paid), -1):
                 box = self.c.tech_boxes[p][lvl - 1]
                 self.push_effects(self.c.eids(box.effects), p, SRC_TRACK)
                 self.s.stack.append(("log", f"{SIDES[p]} tech: {box.name}"))
@@ -250,9 +254,9 @@ class Machine:
         """Push the effects of Russia boxes `first`..`last` to run in order, each with China
         as executor (R17)."""
         for lvl in range(last, first - 1, -1):
-                box = self.c.russia_boxes[lvl - 1]
-                self.push_effects(self.c.eids(box.effects), CHINA, SRC_TRACK)
-                self.s.stack.append(("log", f"Russia track: {box.name}"))
+            box = self.c.russia_boxes[lvl - 1]
+            self.push_effects(self.c.eids(box.effects), CHINA, SRC_TRACK)
+            self.s.stack.append(("log", f"Russia track: {box.name}"))
 
     def check_end(self) -> None:
         """End the game on the loss conditions met since the last check; a player met

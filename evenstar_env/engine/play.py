@@ -302,6 +302,15 @@ def _event(m: Machine, f: tuple) -> None:
     if not m.can_happen(card, executor):
         m.log(f"the event of {m.card_name(card)} cannot happen")
         return
+    if c.cards[card].pay_discard is not None:
+        s.stack.append(("pay", card, executor, p))
+        return
+    fire_event(m, card, executor)
+
+
+def fire_event(m: Machine, card: int, executor: int) -> None:
+    """The event happens: mark it, move a persistent or "*" card, run its effects."""
+    s, c = m.s, m.c
     cd = c.cards[card]
     s.event_played[card] = True
     s.event_side[card] = executor
@@ -311,6 +320,33 @@ def _event(m: Machine, f: tuple) -> None:
         s.card_loc[card] = REMOVED
     m.log(f"event: {cd.name} ({SIDES[executor]})")
     m.push_effects(c.eids(cd.effects), executor, SRC_EVENT)
+
+
+@handler("pay")
+def _pay(m: Machine, f: tuple) -> None:
+    """A pay-to-fire event (5.3): its owner discards another card of at least
+    `pay_discard` printed ops. Played by the owner as an event, it must pay; fired by
+    the opponent's play, the owner chooses to pay (the event happens) or not (NO: it
+    does not happen, and a "*" card goes to the discards, 5.2)."""
+    _, card, executor, p = f
+    cards = [i for i in m.hand(executor) if m.c.card_ops[i] >= m.c.cards[card].pay_discard]
+    legal = [m.space.card0 + i for i in cards] + ([m.space.no] if p != executor else [])
+    if not cards:
+        m.log(f"the event of {m.card_name(card)} cannot happen")
+        return
+    m.ask(f, executor, "discard", legal, {"side": executor, "card": card})
+
+
+@resume("pay")
+def _pay_resume(m: Machine, f: tuple, a: int) -> None:
+    _, card, executor, _p = f
+    if a == m.space.no:
+        m.log(f"{SIDES[executor]} does not pay: the event of {m.card_name(card)} does not happen")
+        return
+    paid = a - m.space.card0
+    m.s.card_loc[paid] = DISCARD  # 5.4: a discarded card's event does not happen
+    m.log(f"{SIDES[executor]} discards {m.card_name(paid)} to pay for {m.card_name(card)}")
+    fire_event(m, card, executor)
 
 
 @handler("card_done")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -11,9 +10,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..content import Content, load_content
+from ..conventions import as_int_or_repr, check_options, draw_seed
 from ..game import Game, IllegalActionError
 from .observation import ObservationEncoder
-from .render import render_ansi, render_rgb
+from .render import has_display, render_ansi, render_rgb
 
 AGENTS = ["usa_0", "china_1"]  # index = engine side (0 = US, 1 = China)
 AGENT_OF_SIDE = {"usa": AGENTS[0], "china": AGENTS[1], None: None}
@@ -25,7 +25,16 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     Options: ``reward="win_loss"`` (+1 / -1 / 0 at the end) or ``"vp_diff"``
     (also, at every step, the change of own VP minus opponent VP divided by
     `vp_scale`); ``illegal_action="raise"`` (an :class:`IllegalActionError`)
-    or ``"lose"`` (the game ends, -1 for the offender, +1 for the other).
+    or ``"lose"`` (the game ends, -1 for the offender, +1 for the other);
+    ``max_decisions``: both agents are truncated once the game has taken that many
+    decisions (:attr:`Game.decisions`) without ending, with no result reward (0, as
+    :meth:`Game.returns`) beyond the ``vp_diff`` shaping.
+
+    ``reset(seed=s)`` plays ``Game(seed=s)``; an unseeded reset draws the game's seed from
+    the generator of the last seeded reset.  PettingZoo's terminal convention: once the
+    game has ended every agent is terminated (or truncated), sees its final reward in
+    :meth:`last` and must step ``None``; the action mask is all zero for any agent that is
+    not to move, so also at the end.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "evenstar_v0",
@@ -33,21 +42,19 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
 
     def __init__(self, render_mode: str | None = None, reward: str = "win_loss",
                  illegal_action: str = "raise", vp_scale: float = 20.0,
-                 content: Content | None = None) -> None:
+                 max_decisions: int | None = None, content: Content | None = None) -> None:
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        if reward not in ("win_loss", "vp_diff"):
-            raise ValueError("reward must be 'win_loss' or 'vp_diff'")
-        if illegal_action not in ("raise", "lose"):
-            raise ValueError("illegal_action must be 'raise' or 'lose'")
+        check_options(reward, illegal_action, max_decisions)
         self.render_mode = render_mode
         self.reward_mode, self.illegal_action, self.vp_scale = reward, illegal_action, vp_scale
+        self.max_decisions = max_decisions
         self.content = content or load_content()
         self.encoder = ObservationEncoder(self.content)
         self.possible_agents = list(AGENTS)
         n_actions = Game(0, content=self.content).num_actions
-        obs_box = spaces.Box(low=0.0, high=1000.0, shape=(self.encoder.size,), dtype=np.float32)
+        obs_box = spaces.Box(low=self.encoder.low, high=self.encoder.high, dtype=np.float32)
         mask_box = spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8)
         self.observation_spaces = {a: spaces.Dict({"observation": obs_box,
                                                    "action_mask": mask_box})
@@ -56,6 +63,12 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.game: Game | None = None
         self._seed_rng = np.random.default_rng()
         self._fig = None
+
+    @property
+    def static_features(self) -> dict[str, np.ndarray]:
+        """The map features that never change (battleground, stability, links to the
+        superpowers), per country in map order; not part of the observation vector."""
+        return self.encoder.static_features
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -67,7 +80,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
-        game_seed = int(self._seed_rng.integers(0, 2**31 - 1))
+        game_seed = draw_seed(self._seed_rng) if seed is None else int(seed)
         self.game = Game(game_seed, content=self.content)
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
@@ -101,7 +114,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             if self.illegal_action == "raise":
                 raise
             self._end({agent: -1.0, _other(agent): 1.0},
-                      {"illegal_action": _as_int_or_repr(action), "offender": agent})
+                      {"illegal_action": as_int_or_repr(action), "offender": agent})
             return
         if self.reward_mode == "vp_diff":
             vp = (g.vp["usa"], g.vp["china"])
@@ -116,15 +129,20 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self._end(final, {"result": g.result.reason, "winner": g.result.winner,
                               "vp": g.vp})
             return
+        if self.max_decisions is not None and g.decisions >= self.max_decisions:
+            self._end({a: 0.0 for a in AGENTS}, {"result": "truncated", "decisions": g.decisions},
+                      truncated=True)
+            return
         self.agent_selection = AGENT_OF_SIDE[g.current_player]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _end(self, final: dict[str, float], info: dict[str, Any]) -> None:
+    def _end(self, final: dict[str, float], info: dict[str, Any],
+             truncated: bool = False) -> None:
         for a in AGENTS:
             self.rewards[a] += final[a]
-            self.terminations[a] = True
+            (self.truncations if truncated else self.terminations)[a] = True
             self.infos[a] = {**self.infos[a], **info}
         self._accumulate_rewards()
         # The agent to move next is the one who has not seen its final reward.
@@ -136,21 +154,21 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             return None
         if self.render_mode == "ansi":
             return render_ansi(self.game)
-        image = render_rgb(self.game)
         if self.render_mode == "rgb_array":
-            return image
-        self._show(image)
+            return render_rgb(self.game)
+        if has_display():
+            self._show(render_rgb(self.game))
         return None
 
     def _show(self, image: np.ndarray) -> None:
+        """Show a frame in one reused window, at the metadata's frame rate."""
         import matplotlib.pyplot as plt
 
-        if plt.get_backend().lower() == "agg":
-            return  # no screen: nothing to show (headless)
         if self._fig is None:
             self._fig = plt.figure(figsize=(image.shape[1] / 100, image.shape[0] / 100))
-        self._fig.clf()
-        self._fig.figimage(image)
+            self._image = self._fig.figimage(image)
+        else:
+            self._image.set_data(image)
         plt.pause(1 / self.metadata["render_fps"])
 
     def close(self) -> None:
@@ -159,13 +177,6 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
 
             plt.close(self._fig)
             self._fig = None
-
-
-def _as_int_or_repr(action: Any) -> int | str:
-    try:
-        return operator.index(action)
-    except TypeError:
-        return repr(action)
 
 
 def _other(agent: str) -> str:

@@ -1,16 +1,18 @@
 """`NativeBatch`: N games in one native object, stepped with an array of actions.
 
 The building block of the vector env's native backend (the research-interface
-issue): observations and masks are written into preallocated arrays (zero-copy
-numpy views, ``N x obs`` float32 and ``N x actions`` uint8), the GIL is released
-while stepping, and worker threads are optional.
+issue): masks and the other per-game outputs are written into preallocated arrays
+(zero-copy numpy views, ``N x actions`` uint8 etc.), the GIL is released while
+stepping, and worker threads are optional.  Observations are not computed in C++:
+:meth:`NativeBatch.observe` encodes them with the Python encoder
+(``evenstar_env.env.observation``) over each slot's state (docs/native.md).
 
 Seeds: slot ``i``'s ``k``-th game has seed ``seed + i + k * n`` (as ``Game(seed)``),
 so results do not depend on the thread count.  A step that ends a game sets
 ``done[i]``, ``winner[i]`` (0 US, 1 China, -1 draw) and the final ``vp``; the slot's
 next step ignores its action and starts the next game (autoreset).  An illegal action
-sets ``error[i]`` and changes nothing.  ``obs[i]`` and ``mask[i]`` are those of the
-player to move (``player[i]``); zero rows when the game is over.
+sets ``error[i]`` and changes nothing.  ``mask[i]`` (and ``observe()[i]``) are those
+of the player to move (``player[i]``); zero rows when the game is over.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..content import Content, load_content
+from ..env.observation import encoder_for
 from . import core, tables_for
-from .observation import spec_for
 
 
 class NativeBatch:
@@ -32,11 +34,9 @@ class NativeBatch:
         self.content = content or load_content()
         if not 0 <= seed < 2**64 - 2**32:
             raise ValueError("seed must be a non-negative 64-bit integer")
-        self._b = core().Batch(tables_for(self.content), spec_for(self.content), int(n),
-                               int(seed), int(threads))
+        self._b = core().Batch(tables_for(self.content), int(n), int(seed), int(threads))
         self.n = int(n)
         v = self._b.views()
-        self.obs: np.ndarray = v["obs"]
         self.mask: np.ndarray = v["mask"]
         self.player: np.ndarray = v["player"]
         self.done: np.ndarray = v["done"]
@@ -56,6 +56,20 @@ class NativeBatch:
         if a.shape != (self.n,):
             raise ValueError(f"actions must have shape ({self.n},), not {a.shape}")
         self._b.step(a)
+
+    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``N x obs`` float32: each slot's observation for its player to move (zeros
+        when its game is over), by the Python encoder (into `out` if given)."""
+        enc = encoder_for(self.content)
+        if out is None:
+            out = np.empty((self.n, enc.size), dtype=np.float32)
+        for i in range(self.n):
+            p = int(self.player[i])
+            if p < 0:
+                out[i] = 0.0
+            else:
+                out[i] = enc.encode(self.game(i)._m, p)
+        return out
 
     def game(self, i: int) -> Any:
         """A copy of slot i's game as a native Game (for inspection and tests)."""

@@ -188,7 +188,8 @@ def export(c: Content) -> dict[str, np.ndarray]:
                       int(cd.event_banned), int(p is not None), int(cd.removed), int(cd.russia),
                       int(cd.out_of_game), *b.cond_span(cd.requires), *b.eids(cd.effects),
                       *b.span(list(c.prevented_by[i])),
-                      *b.eids(p.each_turn if p else []), *b.eids(p.economy if p else [])])
+                      *b.eids(p.each_turn if p else []), *b.eids(p.economy if p else []),
+                      int(cd.pay_discard or 0)])
     hist = []
     for i, h in enumerate(c.history):
         spans = [x for o in h.outcomes for x in b.eids(o.effects)]

@@ -31,7 +31,8 @@ FRAME_SCHEMA: dict[str, tuple[str, ...]] = {
     "choice": ("a0", "a1"), "round": ("a0", "a1"), "spend": ("a0",), "russia_step": (),
     "russia_deferred": (), "play": ("a0",), "mode": ("a0", "a1"),
     "order": ("a0", "a1", "a2", "action"), "ai_event": ("a0", "a1", "a2", "action"),
-    "ai_action": ("a0", "a1", "a2"), "event": ("a0", "a1", "a2"), "card_done": ("a0",),
+    "ai_action": ("a0", "a1", "a2"), "event": ("a0", "a1", "a2"), "pay": ("a0", "a1", "a2"),
+    "card_done": ("a0",),
     "ops_mode": ("a0", "a1", "seq", "optset"), "place_start": ("a0", "a1", "optset"),
     "realign": ("a0", "a1", "optset"), "trade": ("a0", "a1", "optset"),
     "place": ("a0", "a1", "set"), "improve": ("a0", "a1", "a2"), "tech": ("a0", "a1"),
@@ -47,12 +48,15 @@ FRAME_SCHEMA: dict[str, tuple[str, ...]] = {
 # Decision context keys in the Python engine's order, and which p_ctx slot holds each.
 CTX_SCHEMA: dict[str, tuple[tuple[str, int], ...]] = {
     "influence": (("verb", 0), ("kind", 1), ("left", 2), ("eff", 3)),
-    "discard": (("side", 0),), "option": (("eff", 0),),
+    "discard": (("side", 0), ("card", 1)), "option": (("eff", 0),),
     "mode": (("card", 0), ("ops", 1)), "ai_action": (("card", 0), ("ops", 1)),
     "order": (("card", 0),), "ai_event": (("card", 0),),
     "granted": (("ops", 0),), "place": (("ops", 0),), "realign": (("ops", 0),),
     "trade": (("ops", 0),), "modifier": (("history", 0),),
 }
+# Keys a decision has only sometimes (the pay-to-fire discard names its card): stored + 1,
+# 0 when absent.
+CTX_OPTIONAL = {("discard", "card")}
 VERBS = ("add", "reduce")
 
 FRAME_DTYPE = np.dtype([("op", "u1"), ("aux", "u1"), ("flags", "u1"), ("nseq", "u1"),
@@ -149,18 +153,23 @@ class FrameCodec:
         d: dict[str, Any] = {}
         for key, slot in CTX_SCHEMA.get(name, ()):
             v = int(ctx[slot])
+            if (name, key) in CTX_OPTIONAL:
+                if not v:
+                    continue
+                v -= 1
             d[key] = VERBS[v] if key == "verb" else KINDS[v] if key == "kind" else v
         return (self.to_tuple(frame), int(player), name, tuple(int(x) for x in legal), d)
 
     def pending_ctx(self, kind: str, ctx: dict[str, Any]) -> list[int]:
-        keys = CTX_SCHEMA.get(kind, ())
+        keys = [(k, slot) for k, slot in CTX_SCHEMA.get(kind, ())
+                if k in ctx or (kind, k) not in CTX_OPTIONAL]
         if list(ctx) != [k for k, _ in keys]:
             raise ValueError(f"decision {kind!r}: context keys {list(ctx)} are not the engine's")
         out = [0, 0, 0, 0]
         for key, slot in keys:
             v = ctx[key]
             out[slot] = VERBS.index(v) if key == "verb" else KINDS.index(v) if key == "kind" \
-                else int(v)
+                else int(v) + ((kind, key) in CTX_OPTIONAL)
         return out
 
 

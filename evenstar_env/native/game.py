@@ -21,7 +21,7 @@ from ..engine.constants import SIDES, VP_SOURCES
 from ..engine.machine import Machine
 from ..engine.rng import seed_streams
 from ..engine.state import ARRAYS, State
-from ..game import Game, IllegalActionError
+from ..game import Game, IllegalActionError, check_seed
 from . import core, tables_for
 from .frames import FRAME_DTYPE, FrameCodec, reason_code, reason_text
 
@@ -334,16 +334,18 @@ class NativeGame(Game):
         self.content = content or load_content()
         engine = core().Engine(tables_for(self.content))
         self._m = _machine(self.content, engine)
-        if _state is not None:
+        if _state is not None:  # from from_dict, which sets the seed
+            self.seed: int | None = None
             self._m.s.load(_state.to_dict())
             return
-        self.seed = seed
-        engine.reset(*seed_streams(seed))
+        self.seed = check_seed(seed)
+        engine.reset(*seed_streams(self.seed))
 
     @classmethod
     def _wrap(cls, content: Content, engine: Any) -> NativeGame:
         g = object.__new__(cls)
         g.content = content
+        g.seed = None
         g._m = _machine(content, engine)
         return g
 
@@ -392,23 +394,25 @@ class NativeGame(Game):
             f"'{self.decision}'; legal: {list(self._m.s.pending[3])}")
 
     def clone(self) -> NativeGame:
-        return NativeGame._wrap(self.content, self._m.s.engine.clone())
+        """An independent copy (same seed, same state)."""
+        g = NativeGame._wrap(self.content, self._m.s.engine.clone())
+        g.seed = self.seed
+        return g
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickling (and deepcopy) go through the state dict: the engine is not a Python
         object.  The default content is pickled by reference (it is reloaded)."""
         content = None if self.content is load_content() else self.content
-        return {"content": content, "state": self._m.s.to_dict()}
+        return {"content": content, "seed": self.seed, "state": self._m.s.to_dict()}
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.content = d["content"] or load_content()
+        self.seed = d["seed"]
         self._m = _machine(self.content, core().Engine(tables_for(self.content)))
         self._m.s.load(d["state"])
 
-    def force_dice(self, dice: list[int]) -> None:
-        if any(not 1 <= d <= 6 for d in dice):
-            raise ValueError("dice show 1 to 6")
-        self._m.s.engine.add_forced([int(d) for d in dice])
+    def _restore(self, before: State) -> None:
+        self._m.s.load(before.to_dict())
 
     def _refresh(self) -> None:
         self._m.s.engine.refresh()

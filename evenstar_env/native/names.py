@@ -46,7 +46,8 @@ COND_FIELDS = ("in_play", "not_in_play", "event_played", "event_not_played", "tr
 SEL_FIELDS = ("ctrl", "not_ctrl", "has", "lacks")
 CARD_FIELDS = ("ops", "side", "era", "scoring", "threat", "banned", "persistent", "removed",
                "russia", "out_of_game", "req_start", "req_len", "eff_start", "eff_len",
-               "prev_start", "prev_len", "each_start", "each_len", "econ_start", "econ_len")
+               "prev_start", "prev_len", "each_start", "each_len", "econ_start", "econ_len",
+               "pay_discard")
 HIST_FIELDS = ("side", "era", "special", "o0_start", "o0_len", "o1_start", "o1_len",
                "o2_start", "o2_len", "o3_start", "o3_len")
 OPTION_FIELDS = ("req_start", "req_len", "eff_start", "eff_len")

@@ -10,11 +10,10 @@ namespace evenstar {
 
 uint64_t game_seed_state(uint64_t seed) { return seed * 0x2545F4914F6CDD1Dull + 0x1234567ull; }
 
-Batch::Batch(std::shared_ptr<Tables> tables, std::shared_ptr<ObsSpec> obs_spec, int n_games,
-             uint64_t seed, int n_threads)
-    : t(std::move(tables)), spec(std::move(obs_spec)), n(n_games), threads(n_threads),
+Batch::Batch(std::shared_ptr<Tables> tables, int n_games, uint64_t seed, int n_threads)
+    : t(std::move(tables)), n(n_games), threads(n_threads),
       base_seed(seed), states(size_t(n_games)), resets(size_t(n_games), 0),
-      obs(size_t(n_games) * size_t(spec->size)), mask(size_t(n_games) * size_t(t->n_actions)),
+      mask(size_t(n_games) * size_t(t->n_actions)),
       player(size_t(n_games)), done(size_t(n_games)), winner(size_t(n_games)),
       vp(size_t(n_games) * 2), error(size_t(n_games)), seeds(size_t(n_games)) {
     if (n_games <= 0) throw EngineError("a batch needs at least one game");
@@ -38,17 +37,14 @@ void Batch::write(int i) {
     std::memset(m, 0, size_t(t->n_actions));
     vp[2 * k] = s.vp[0];
     vp[2 * k + 1] = s.vp[1];
-    float* o = obs.data() + k * size_t(spec->size);
     if (s.over) {
         player[k] = -1;
         winner[k] = int8_t(s.result[0]);
-        std::memset(o, 0, sizeof(float) * size_t(spec->size));
         return;
     }
     player[k] = s.p_player;
     winner[k] = -1;
     for (int j = 0; j < s.p_nlegal; ++j) m[s.p_legal[j]] = 1;
-    encode(*t, s, *spec, s.p_player, o);
 }
 
 void Batch::reset() {

@@ -6,18 +6,15 @@
 #include <vector>
 
 #include "engine.h"
-#include "observation.h"
 
 namespace evenstar {
 
 struct Batch {
     std::shared_ptr<Tables> t;
-    std::shared_ptr<ObsSpec> spec;
     int n = 0, threads = 1;
     uint64_t base_seed = 0;
     std::vector<State> states;
     std::vector<uint64_t> resets;     // games started in each slot so far
-    std::vector<float> obs;           // [n, spec->size]: the observation of the player to move
     std::vector<uint8_t> mask;        // [n, n_actions]: its legal actions
     std::vector<int32_t> player;      // 0 US, 1 China; -1 when the game is over
     std::vector<uint8_t> done;        // 1: this step ended the game (the next step resets it)
@@ -26,8 +23,7 @@ struct Batch {
     std::vector<uint8_t> error;       // 1: the action was not legal (nothing happened)
     std::vector<uint64_t> seeds;      // the seed of each slot's current game
 
-    Batch(std::shared_ptr<Tables> tables, std::shared_ptr<ObsSpec> obs_spec, int n_games,
-          uint64_t seed, int n_threads);
+    Batch(std::shared_ptr<Tables> tables, int n_games, uint64_t seed, int n_threads);
     void reset();
     void step(const int64_t* actions);
 

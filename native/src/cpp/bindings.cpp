@@ -11,7 +11,6 @@
 #include <memory>
 
 #include "engine.h"
-#include "observation.h"
 #include "batch.h"
 
 namespace nb = nanobind;
@@ -146,40 +145,6 @@ std::pair<long, long> random_games(std::shared_ptr<Tables> t, uint64_t seed, lon
     return {n_games, decisions};
 }
 
-using F32Array = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
-using F32Out = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-std::vector<int> ints(nb::dict d, const char* name) {
-    auto a = nb::cast<I32Array>(d[name]);
-    return std::vector<int>(a.data(), a.data() + a.size());
-}
-
-std::shared_ptr<ObsSpec> make_obs_spec(nb::dict d) {
-    auto o = std::make_shared<ObsSpec>();
-    auto at = ints(d, "at");
-    if (at.size() != size_t(O_COUNT_)) throw EngineError("observation offsets: wrong count");
-    std::copy(at.begin(), at.end(), o->at);
-    auto st = nb::cast<F32Array>(d["static"]);
-    o->statics.assign(st.data(), st.data() + st.size());
-    o->size = int(o->statics.size());
-    auto sc = nb::cast<F32Array>(d["number_scale"]);
-    o->number_scale.assign(sc.data(), sc.data() + sc.size());
-    auto inf = nb::cast<F32Array>(d["inf_scale"]);
-    if (inf.size() != 2) throw EngineError("inf_scale: two values");
-    o->inf_pos = inf.data()[0];
-    o->inf_neg = inf.data()[1];
-    o->misc_items = ints(d, "misc_items");
-    o->threat = ints(d, "threat");
-    o->kind_index = ints(d, "kind_index");
-    o->card_slot = ints(d, "card_slot");
-    o->ops_slot = ints(d, "ops_slot");
-    o->hist_slot = ints(d, "hist_slot");
-    o->countries = ints(d, "countries");
-    if (o->number_scale.size() != 9 + 2 + 2 + o->misc_items.size() + 2)
-        throw EngineError("observation numbers block: wrong size");
-    return o;
-}
-
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -203,8 +168,8 @@ NB_MODULE(_core, m) {
         return d;
     });
     nb::class_<Batch>(m, "Batch")
-        .def(nb::init<std::shared_ptr<Tables>, std::shared_ptr<ObsSpec>, int, uint64_t, int>(),
-             nb::arg("tables"), nb::arg("spec"), nb::arg("n"), nb::arg("seed"),
+        .def(nb::init<std::shared_ptr<Tables>, int, uint64_t, int>(),
+             nb::arg("tables"), nb::arg("n"), nb::arg("seed"),
              nb::arg("threads") = 1)
         .def("reset", &Batch::reset, nb::call_guard<nb::gil_scoped_release>())
         .def("step", [](Batch& b, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig,
@@ -217,9 +182,8 @@ NB_MODULE(_core, m) {
         .def_ro("n", &Batch::n)
         .def("views", [](Batch& b) {
             nb::handle self = nb::find(&b);
-            size_t n = size_t(b.n), size = size_t(b.spec->size), na = size_t(b.t->n_actions);
+            size_t n = size_t(b.n), na = size_t(b.t->n_actions);
             nb::dict d;
-            d["obs"] = nb::ndarray<nb::numpy, float, nb::ndim<2>>(b.obs.data(), {n, size}, self);
             d["mask"] = nb::ndarray<nb::numpy, uint8_t, nb::ndim<2>>(b.mask.data(), {n, na}, self);
             d["player"] = nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>(b.player.data(), {n}, self);
             d["done"] = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(b.done.data(), {n}, self);
@@ -235,8 +199,6 @@ NB_MODULE(_core, m) {
             std::memcpy(e.s.get(), &b.states[size_t(i)], sizeof(State));
             return e;
         }, "a copy of game i as an Engine");
-    nb::class_<ObsSpec>(m, "ObsSpec").def_ro("size", &ObsSpec::size);
-    m.def("make_obs_spec", &make_obs_spec, "ObsSpec from evenstar_env.native.observation");
     m.def("random_games", &random_games, nb::arg("tables"), nb::arg("seed"), nb::arg("n_games"));
     nb::class_<Engine>(m, "Engine")
         .def(nb::init<std::shared_ptr<Tables>>())
@@ -274,11 +236,6 @@ NB_MODULE(_core, m) {
             out.swap(e.trace);
             return out;
         })
-        .def("encode", [](Engine& e, const ObsSpec& o, int p, F32Out out) {
-            if (int(out.shape(0)) != o.size) throw EngineError("observation buffer size");
-            if (p != 0 && p != 1) throw EngineError("player is 0 or 1");
-            encode(*e.t, *e.s, o, p, out.data());
-        }, "the observation of player p, written into out (float32, size ObsSpec.size)")
         .def("add_forced", [](Engine& e, std::vector<int> dice) {
             for (int d : dice) {
                 if (e.s->n_forced >= MAXFORCED) throw EngineError("too many forced dice");

@@ -76,7 +76,7 @@ void Machine::run_effect(int eid, int executor) {
             return;
         case E_CANCEL: {
             int i = E(eid, EF_CARD);
-            if (s.card_loc[i] == IN_PLAY) s.card_loc[i] = DISCARD;
+            if (s.card_loc[i] == IN_PLAY) s.card_loc[i] = REMOVED;  // it leaves the game (rules 2.1)
             return;
         }
         case E_SCORE: {

@@ -25,8 +25,8 @@ constexpr int MAXSTACK = 128;   // frames
 constexpr int MAXLEGAL = 256;   // legal actions of one decision
 constexpr int MAXFORCED = 64;   // forced dice
 constexpr int MAXSEQ = 16;      // ordered small tuples in a frame
-constexpr int N_MISC = 40;
-constexpr int ABI_VERSION = 1;
+constexpr int N_MISC = 42;
+constexpr int ABI_VERSION = 2;  // 2: misc has 42 entries, no C++ encoder
 
 // ---------------------------------------------------------------- constants.py
 enum { USA = 0, CHINA = 1, NEUTRAL = 2 };
@@ -39,7 +39,7 @@ enum { M_TURN, M_PHASE, M_ROUND, M_PHASING, M_RESPONSIBLE, M_HAND_SIZE, M_1, M_I
        M_2, M_TECH_DONE, M_3, M_TRADE_DONE, M_4, M_DISCARD_RIGHT, M_5, M_ROUND8, M_6,
        M_RW_STATE, M_RW_K, M_RW_ADDED, M_NEXT_OPS, M_7, M_NEXT_NO_EVENT, M_8, M_NEXT_BOTH, M_9,
        M_MOD, M_10, M_HEADLINE, M_11, M_END_FLAG, M_COLLAPSE, M_12, M_DIPLO_LOSER,
-       M_DECISIONS, M_VP_SOURCE, M_RUSSIA_DEFERRED, M_RESOLVING, M_HIST_DRAWN, M_13 };
+       M_DECISIONS, M_VP_SOURCE, M_RUSSIA_DEFERRED, M_RESOLVING, M_HIST_DRAWN, M_13, M_TECH_PAID, M_14 };
 enum { RW_NONE, RW_WAITING, RW_ACTIVE };
 enum { P_SETUP, P_HISTORY, P_DEAL, P_HEADLINE, P_ACTION, P_ECONOMY, P_SCORING, P_FINAL,
        P_IMPROVE, P_RUSSIA_UKRAINE, P_OVER };
@@ -235,6 +235,7 @@ struct Machine {
     bool risks_total_war(int card, int p) const;
     int legal_modes(int p, int card, int ops, int* out) const;
     Frame action_frame(int p, int card, int mode, int ops);
+    void fire_event(int card, int executor);
     void handle_play(const Frame& f);
     void resume_play(const Frame& f, int a);
     void realign(int p, int i, int ops);

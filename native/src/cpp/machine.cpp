@@ -138,7 +138,7 @@ void Machine::handle(const Frame& f) {
         case F_DISCARD: discard(f); return;
         case F_CHOICE: choice(f); return;
         case F_ROUND: case F_SPEND: case F_RUSSIA_STEP: case F_RUSSIA_DEFERRED: case F_PLAY:
-        case F_MODE: case F_ORDER: case F_AI_EVENT: case F_AI_ACTION: case F_EVENT:
+        case F_MODE: case F_ORDER: case F_AI_EVENT: case F_AI_ACTION: case F_EVENT: case F_PAY:
         case F_CARD_DONE: case F_OPS_MODE: case F_PLACE_START: case F_PLACE: case F_REALIGN:
         case F_IMPROVE: case F_TECH: case F_TRADE:
             handle_play(f); return;
@@ -158,7 +158,7 @@ void Machine::resume(const Frame& f, int a) {
             return;
         }
         case F_SPEND: case F_PLAY: case F_MODE: case F_ORDER: case F_AI_EVENT: case F_AI_ACTION:
-        case F_OPS_MODE: case F_PLACE: case F_REALIGN: case F_TRADE:
+        case F_PAY: case F_OPS_MODE: case F_PLACE: case F_REALIGN: case F_TRADE:
             resume_play(f, a); return;
         default:
             resume_turn(f, a); return;
@@ -235,10 +235,13 @@ void Machine::move_track(int tr, int delta) {
             return;
         }
         push_russia_boxes(old + 1, nw);
-    } else if ((tr == TECH || tr == TECH + 1) && nw > old) {
+    } else if (tr == TECH || tr == TECH + 1) {
+        // A tech box pays once per game: re-entering a box left backwards pays nothing.
         int p = tr - TECH;
         const Table& boxes = p == USA ? t.tech_usa : t.tech_china;
-        for (int lvl = nw; lvl > old; --lvl) {
+        int paid = int(std::max<int64_t>(s.misc[M_TECH_PAID + p], old));
+        s.misc[M_TECH_PAID + p] = std::max(paid, nw);
+        for (int lvl = nw; lvl > std::max(old, paid); --lvl) {
             push_effects(boxes(lvl - 1, BF_EFF_START), boxes(lvl - 1, BF_EFF_LEN), p, SRC_TRACK);
             push1(mk(F_LOG, 0, p, lvl - 1));
         }

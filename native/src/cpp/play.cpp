@@ -147,14 +147,20 @@ void Machine::handle_play(const Frame& f) {
             return;
         }
         case F_EVENT: {
-            int card = f.a[0], executor = f.a[1];
+            int card = f.a[0], executor = f.a[1], p = f.a[2];
             if (!can_happen(card, executor)) return;
-            s.event_played[card] = 1;
-            s.event_side[card] = int8_t(executor);
-            if (t.cards(card, CD_PERSISTENT)) s.card_loc[card] = IN_PLAY;
-            else if (t.cards(card, CD_REMOVED)) s.card_loc[card] = REMOVED;
-            push_effects(t.cards(card, CD_EFF_START), t.cards(card, CD_EFF_LEN), executor,
-                         SRC_EVENT);
+            if (t.cards(card, CD_PAY_DISCARD)) push1(mk(F_PAY, card, executor, p));
+            else fire_event(card, executor);
+            return;
+        }
+        case F_PAY: {  // 5.3: the owner discards a card of >= pay_discard printed ops
+            int card = f.a[0], executor = f.a[1], p = f.a[2];
+            int cards[MAXC], nc = hand(executor, cards), need = t.cards(card, CD_PAY_DISCARD);
+            for (int k = 0; k < nc; ++k)
+                if (t.cards(cards[k], CD_OPS) >= need) legal[nl++] = t.card0 + cards[k];
+            if (!nl) return;
+            if (p != executor) legal[nl++] = t.no;
+            ask(f, executor, K_DISCARD, legal, nl, executor, card + 1);
             return;
         }
         case F_CARD_DONE:
@@ -227,8 +233,21 @@ void Machine::handle_play(const Frame& f) {
     (void)allowed;
 }
 
+void Machine::fire_event(int card, int executor) {
+    s.event_played[card] = 1;
+    s.event_side[card] = int8_t(executor);
+    if (t.cards(card, CD_PERSISTENT)) s.card_loc[card] = IN_PLAY;
+    else if (t.cards(card, CD_REMOVED)) s.card_loc[card] = REMOVED;
+    push_effects(t.cards(card, CD_EFF_START), t.cards(card, CD_EFF_LEN), executor, SRC_EVENT);
+}
+
 void Machine::resume_play(const Frame& f, int a) {
     switch (f.op) {
+        case F_PAY:
+            if (a == t.no) return;
+            s.card_loc[a - t.card0] = DISCARD;  // 5.4: a discarded card's event does not happen
+            fire_event(f.a[0], f.a[1]);
+            return;
         case F_SPEND: {
             int p = f.a[0];
             if (a == t.done) return;
