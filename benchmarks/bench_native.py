@@ -8,8 +8,11 @@ median of 5 rounds, because the machine is shared and noisy.  Figures:
   SplitMix64 stream, so its games are other random games of the same kind);
 - ``clone`` (``Game.clone``; for native also ``Engine.clone`` from Python and a state
   copy inside C++), ``to_dict`` and ``from_dict`` in microseconds;
-- batched stepping with observation and mask (``NativeBatch``, N = 64 and 256,
-  1 and 2 threads) against the same loop over N Python games with the Python encoder.
+- the observation (the Python encoder on both backends: on native it reads the
+  zero-copy state views), in microseconds;
+- batched stepping (``NativeBatch``, N = 64 and 256, 1 and 2 threads; mask and
+  state-level outputs from C++, and N = 64 with ``observe()``, the Python encoder)
+  against the same loop over N Python games with the Python encoder.
 
 Usage: python benchmarks/bench_native.py [--games N] [--out PATH]
 (default out: benchmarks/results/native.json)
@@ -75,12 +78,14 @@ def mid_game(backend: str) -> Game:
     return g
 
 
-def batch_rate(n: int, threads: int, steps: int) -> tuple[float, float]:
-    """NativeBatch: game-steps/s with observation and mask, (whole loop, step calls only);
-    the loop includes choosing a random legal action per game with numpy."""
+def batch_rate(n: int, threads: int, steps: int, obs: bool = False) -> tuple[float, float]:
+    """NativeBatch: game-steps/s with the mask (and with `obs` the observations by
+    ``observe()``), (whole loop, step calls only); the loop includes choosing a random
+    legal action per game with numpy."""
     from evenstar_env.native.batch import NativeBatch
 
     b = NativeBatch(n, seed=11, threads=threads)
+    buf = np.empty((n, encoder_for(b.content).size), dtype=np.float32)
     rng = np.random.default_rng(11)
     in_step = 0.0
     t0 = time.perf_counter()
@@ -89,6 +94,8 @@ def batch_rate(n: int, threads: int, steps: int) -> tuple[float, float]:
         t1 = time.perf_counter()
         b.step(acts)
         in_step += time.perf_counter() - t1
+        if obs:
+            b.observe(buf)
     total = time.perf_counter() - t0
     return n * steps / total, n * steps / in_step
 
@@ -141,15 +148,8 @@ def main() -> None:
             if engine is not None:  # the binding's own clone, and a clone inside C++
                 costs.setdefault("clone_engine_native", []).append(per_call_us(engine.clone, n))
                 costs.setdefault("clone_in_cpp_native", []).append(engine.clone_ns(10**6) / 1e3)
-            if engine is not None:  # the C++ encoder into a preallocated buffer
-                from evenstar_env.native.observation import observe_native
-
-                buf = np.empty(encoder_for(g.content).size, dtype=np.float32)
-                costs.setdefault("encode_native", []).append(
-                    per_call_us(lambda g=g, buf=buf: observe_native(g, 0, buf), n))
-            else:
-                costs.setdefault("encode_python", []).append(
-                    per_call_us(lambda g=g: encoder_for(g.content).encode(g._m, 0), n // 4))
+            costs.setdefault(f"encode_{backend}", []).append(  # the Python encoder on both
+                per_call_us(lambda g=g: encoder_for(g.content).encode(g._m, 0), n // 8))
             for name, fn in (("clone", g.clone), ("to_dict", g.to_dict),
                              ("from_dict", lambda s=snap, b=backend: Game.from_dict(s, backend=b))):
                 calls = n if name == "clone" else n // 4
@@ -160,6 +160,7 @@ def main() -> None:
                 loop, inner = batch_rate(n, threads, 400 if n == 64 else 100)
                 batch.setdefault(f"native_batch_n{n}_t{threads}", []).append(loop)
                 batch.setdefault(f"native_batch_n{n}_t{threads}_step_only", []).append(inner)
+        batch.setdefault("native_batch_n64_t1_observe", []).append(batch_rate(64, 1, 10, True)[0])
     dps = {k: round(median(v)) for k, v in rates.items()}
     bat = {k: round(median(v)) for k, v in batch.items()}
     us = {k: round(median(v), 2) for k, v in costs.items()}
