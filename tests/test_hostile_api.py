@@ -148,6 +148,9 @@ def test_bad_names_name_the_value_and_the_choices(g: Game, call, args, match) ->
 
 
 def test_a_change_the_engine_cannot_go_on_from_is_undone(g: Game, monkeypatch) -> None:
+    """A Python engine handler that changes the state, then fails (the handler
+    registry is the Python engine's, so the game is a Python one)."""
+    g = Game.from_dict(g.to_dict(), backend="python")
     frame = g.state.pending[0][0]
 
     def broken(m, f):
@@ -156,6 +159,23 @@ def test_a_change_the_engine_cannot_go_on_from_is_undone(g: Game, monkeypatch) -
 
     monkeypatch.setitem(machine.HANDLERS, frame, broken)
     rejected(g, ValueError, r"undone: RuntimeError: no legal action", g.set_reserves, "usa", 4)
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_failed_refresh_is_undone_in_place_on_both_backends(g: Game, backend: str,
+                                                              monkeypatch) -> None:
+    """The undo restores the very state object callers may hold, on either backend."""
+    g = Game.from_dict(g.to_dict(), backend=backend)
+    state = g.state
+
+    def broken() -> None:
+        state.vp[0] += 5
+        state.card_loc[0] = 4
+        raise RuntimeError("no legal action")
+
+    monkeypatch.setattr(g, "_refresh", broken)
+    rejected(g, ValueError, r"undone: RuntimeError: no legal action", g.set_reserves, "usa", 4)
+    assert g.state is state and state.vp[0] == g.vp["usa"] and state.reserves[0] != 4
 
 
 # ------------------------------------------------------------------ seeds

@@ -407,7 +407,7 @@ class NativeGame(Game):
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.content = d["content"] or load_content()
-        self.seed = d["seed"]
+        self.seed = d.get("seed")
         self._m = _machine(self.content, core().Engine(tables_for(self.content)))
         self._m.s.load(d["state"])
 
