@@ -43,10 +43,12 @@ def test_one_warning_when_the_default_is_native_but_not_built(
         Game(0, backend="native")
 
 
-def test_native_is_the_default_when_built(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_python_is_the_default_and_native_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/native.md: the default stays Python while observations are encoded in Python."""
     monkeypatch.delenv("EVENSTAR_BACKEND", raising=False)
-    assert native.DEFAULT == "native" and Game(0).backend == "native"
-    assert Game.from_dict(Game(0, backend="python").to_dict()).backend == "native"
+    assert native.DEFAULT == "python" and Game(0).backend == "python"
+    assert Game.from_dict(Game(0, backend="native").to_dict()).backend == "python"
+    assert Game.from_dict(Game(0).to_dict(), backend="native").backend == "native"
 
 
 def test_env_variable_picks_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
