@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from agents.ppo_agent import (
     SHIPPED_POLICY,
@@ -20,8 +21,6 @@ from agents.specs import make_agent
 from evenstar_env import Game
 from evenstar_env.env.observation import observe
 from evenstar_env.wrappers import SingleAgentEnv
-
-torch = pytest.importorskip("torch")
 
 
 def _positions(n: int) -> list[tuple[np.ndarray, np.ndarray]]:
