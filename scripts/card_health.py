@@ -44,6 +44,9 @@ MIN_PLAYS, MIN_HELD = 5, 20  # fewer observations: reported, not flagged
 # Cards whose event is meant to be rarely playable, and why (the ≥ 30% target's exceptions).
 EXPLAINED = {
     "the_surge": "answers Iraq War (prerequisite): a response card",
+    "operation_warp_speed": "answers COVID-19 Pandemic (prerequisite): a response card",
+    "hong_kong_handover": "playable from turn 2 (the 1997 handover); held through turn 1 it "
+                          "counts as unplayable, and from turn 2 it is fired at once",
     "death_of_bin_laden": "answers 9/11 (prerequisite): a response card",
     "belgrade_embassy_bombing": "answers NATO Bombing of Yugoslavia: a response card",
     "orange_revolution": "follows Rose Revolution: a chain by design",
