@@ -259,8 +259,8 @@ class Machine:
             self.s.stack.append(("log", f"Russia track: {box.name}"))
 
     def check_end(self) -> None:
-        """End the game on the loss conditions met since the last check; a player met
-        by both players is a draw (R21, R24, 10.3.2)."""
+        """End the game on the loss conditions met since the last check; if both players
+        met one, the game is a draw (R21, R24, 10.3.2)."""
         s = self.s
         s.misc[M_END_FLAG] = 0
         if s.over:
