@@ -69,5 +69,6 @@ def resolve(backend: str | None) -> str:
 def tables_for(content: Content) -> Any:
     """The native tables of a content (exported once per content object)."""
     from .export import export
+    from .obs_tables import observation_tables
 
-    return core().make_tables(export(content))
+    return core().make_tables(export(content) | observation_tables(content, core()))

@@ -310,6 +310,14 @@ class NativeMachine(Machine):
     def can_happen(self, card: int, executor: int) -> bool:
         return bool(self.s.engine.can_happen(int(card), int(executor)))
 
+    def observe(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Player `p`'s observation, encoded in C++ (the layout of ObservationEncoder,
+        bit-identical) into `out` (float32, C-contiguous) or a new array."""
+        if out is None:
+            out = np.empty(self._obs_size, dtype=np.float32)
+        self.s.engine.observe(p, out)
+        return out
+
 
 def _machine(content: Content, engine: Any) -> NativeMachine:
     """A NativeMachine over `engine` (Machine.__init__ without its per-call lookups)."""
@@ -319,6 +327,7 @@ def _machine(content: Content, engine: Any) -> NativeMachine:
     m.space = ActionSpace.for_content(content)
     m.log_lines = None
     m._trace = None
+    m._obs_size = tables_for(content).obs_size
     return m
 
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -134,6 +135,8 @@ struct State {
 };
 
 // ---------------------------------------------------------------- tables (export.py)
+struct ObsTables;  // observation.h
+
 struct Table {
     std::vector<int32_t> v;
     int rows = 0, cols = 1;
@@ -157,6 +160,7 @@ struct Tables {
     std::vector<CSet> adj_set;    // neighbours of each country
     CSet adj_sp_set[2], has_stab_set, trade_set[5], bg_set, au_set, region_set[MAXVP];
     State init{};
+    std::shared_ptr<const ObsTables> obs;  // the observation encoder's tables (or none)
 
     int S(int k) const { return scalars(k); }
     void finish();  // derived members, checks
