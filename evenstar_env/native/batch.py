@@ -61,7 +61,8 @@ class NativeBatch:
                 players: np.ndarray | None = None) -> np.ndarray:
         """``N x obs`` float32, encoded in C++ with the GIL released (on the batch's
         threads): row i is the observation of ``players[i]`` (default: the player to move,
-        ``self.player``) in slot i's game, zeros where that is -1 (a finished game).
+        ``self.player``) in slot i's game, zeros where that is -1 (a finished game), the row
+        left as it is where -2.
         Written into `out` (C-contiguous float32) when given: no allocation."""
         if out is None:
             out = np.empty((self.n, self.obs_size), dtype=np.float32)

@@ -136,9 +136,9 @@ void Batch::observe(const int32_t* players, float* out) const {
     in_chunks(threads, n, [&](int lo, int hi) {
         for (int i = lo; i < hi; ++i) {
             float* row = out + size_t(i) * size;
-            if (players[i] < 0)
+            if (players[i] == -1)
                 std::memset(row, 0, size * sizeof(float));
-            else
+            else if (players[i] >= 0)
                 encode_observation(*t, states[size_t(i)], players[i], row);
         }
     });

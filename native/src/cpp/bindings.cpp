@@ -207,7 +207,7 @@ NB_MODULE(_core, m) {
             nb::gil_scoped_release release;
             b.observe(pl, o);
         }, nb::arg("players"), nb::arg("out").noconvert(),
-           "row i: players[i]'s observation of game i (zeros when < 0), GIL released")
+           "row i: players[i]'s observation of game i (zeros for -1, untouched for -2), GIL released")
         .def("restart", [](Batch& b,
                            nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> slots,
                            nb::ndarray<const uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> seeds) {
