@@ -107,7 +107,7 @@ class LearnerGame:
         """The opponent plays until the learner decides, the game ends or is cut off.  It is
         called as in the arena: ``act(None, mask, game)``."""
         g, opp = self.game, 1 - self.me
-        while not g.is_over and g.state.pending[1] == opp and not self._cut_off():
+        while not g.is_over and g.current_player == SIDES[opp] and not self._cut_off():
             g.step(self.opponent.act(None, g.action_mask(), g))
 
     def _shaping(self) -> float:
@@ -127,5 +127,5 @@ def write_mask(row: np.ndarray, game: Game, done: bool) -> np.ndarray:
         row[:] = True
     else:
         row[:] = False
-        row[list(game.state.pending[3])] = True
+        row[game.legal_actions()] = True
     return row

@@ -38,6 +38,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .content import Content, load_content
+from .engine.constants import SIDES
 from .conventions import check_options, draw_seed
 from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
@@ -314,7 +315,7 @@ class SelfPlayVectorEnv(BatchedGames):
         """Row i: the observation and mask of the player to move, or once the game has
         ended the final observation of the last mover, player -1 and an all-True mask."""
         g = self.games[i]
-        player = mover if ended else int(g.state.pending[1])
+        player = mover if ended else SIDES.index(g.current_player)
         self._obs[i] = self.encoders[i].encode(g._m, player)
         self._player[i] = -1 if ended else player
         write_mask(self._mask[i], g, ended)
