@@ -38,8 +38,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .content import Content, load_content
-from .engine.constants import SIDES
 from .conventions import check_options, draw_seed
+from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
 from .learner_game import LearnerGame, make_opponent, write_mask
@@ -229,7 +229,8 @@ class SelfPlayVectorEnv(BatchedGames):
     +1/-1/0 when the game ends, plus the ``vp_diff`` shaping).  On a row whose game has just
     ended, ``obs`` is the final observation of the player who moved last, ``player`` is -1
     and the mask all True; the next step ignores that row's action and starts its next game.
-    ``threads``: worker threads of the native backend (the same games for any number).
+    ``threads``: worker threads of the native backend (the same games for any number);
+    there ``games[i]`` is a copy of slot i's game, on Python the game itself.
     """
 
     def __init__(self, num_envs: int = 8, reward: str = "win_loss", vp_scale: float = 20.0,
@@ -249,6 +250,7 @@ class SelfPlayVectorEnv(BatchedGames):
             from .native.selfplay import NativeSelfPlay
 
             self._native = NativeSelfPlay(self, threads)
+            self.games = self._native.games  # copies of the slots' games
 
     def reset(self, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None

@@ -74,4 +74,6 @@ class NativeBatch:
         """A copy of slot i's game as a native Game (for inspection and tests)."""
         from .game import NativeGame
 
-        return NativeGame._wrap(self.content, self._b.game(int(i)))
+        g = NativeGame._wrap(self.content, self._b.game(int(i)))
+        g.seed = int(self.seed[int(i)])
+        return g

@@ -13,6 +13,7 @@ backend has stepped the slots before the offending one).
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ class NativeSelfPlay:
         states = b._b.state_bytes().view(state_dtype()).reshape(n)
         self._decisions = states["misc"][:, M_DECISIONS]  # a live view
         self._who = np.zeros(n, dtype=np.int32)
+        self.games = SlotGames(b)
 
     def reset(self, only: np.ndarray | None) -> None:
         """Start the games of the rows of `only` (a boolean mask; None: all) with the env's
@@ -128,3 +130,21 @@ class NativeSelfPlay:
         env._player[end_rows] = -1
         env._mask[run_rows] = b.mask[run_rows] != 0
         env._mask[end_rows] = True
+
+
+class SlotGames(Sequence):
+    """``env.games`` on native: item i is a copy of slot i's game (a native Game)."""
+
+    def __init__(self, batch: NativeBatch) -> None:
+        self._batch = batch
+
+    def __len__(self) -> int:
+        return self._batch.n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        k = operator.index(i)
+        if not -len(self) <= k < len(self):
+            raise IndexError(i)
+        return self._batch.game(k % len(self))
