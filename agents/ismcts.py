@@ -64,10 +64,16 @@ def forced_war_plays(g: Game, side: str) -> int:
     return max(0, forced - (0 if s.misc[M_TECH_DONE + p] else 1))
 
 
-def _core() -> Any:
-    from evenstar_env.native import core
+_CORE: list[Any] = []
 
-    return core()
+
+def _core() -> Any:
+    """The native module (imported on first use: the Python backend never needs it)."""
+    if not _CORE:
+        from evenstar_env.native import core
+
+        _CORE.append(core())
+    return _CORE[0]
 
 
 class _Node:
@@ -153,30 +159,31 @@ class ISMCTSAgent:
 
     def _iterate(self, g: Game, root: _Node, me: str, hint: int | None = None) -> None:
         node, path = root, [root]
+        c, log, sqrt = self.c, math.log, math.sqrt
         while True:  # selection and expansion
             self._advance_fine(g)
             if g.is_over:
                 break
-            legal = g.legal_actions()
-            player = g.current_player
-            untried = [int(a) for a in legal if int(a) not in node.children]
+            legal = g.legal_actions().tolist()
+            children = node.children
+            untried = [a for a in legal if a not in children]
             if untried:
                 a = untried[int(self.rng.integers(len(untried)))]
-                child = node.children[a] = _Node(player)
+                child = children[a] = _Node(g.current_player)
                 g.step(a)
                 path.append(child)
                 break
             best, best_score = None, -math.inf
             for a in legal:
-                child = node.children[int(a)]
+                child = children[a]
                 child.avail += 1
-                score = child.value / child.visits + self.c * math.sqrt(
-                    math.log(child.avail) / child.visits)
+                visits = child.visits
+                score = child.value / visits + c * sqrt(log(child.avail) / visits)
                 if node is root and a == hint:  # progressive bias to the heuristic's choice
-                    score += self.prior / (child.visits + 1)
+                    score += self.prior / (visits + 1)
                 if score > best_score:
-                    best, best_score = int(a), score
-            node = node.children[best]
+                    best, best_score = a, score
+            node = children[best]
             g.step(best)
             path.append(node)
         reward = self._rollout(g, me)
