@@ -212,7 +212,7 @@ class Game:
 
     @property
     def decision(self) -> Decision | None:
-        p = self._m.s.pending
+        p = self._pending()
         if p is None:
             return None
         _, player, kind, legal, ctx = p
@@ -222,6 +222,10 @@ class Game:
             fmt["history"] = self.content.history[fmt["history"]].name
         return Decision(SIDES[player], kind, legal, dict(ctx),
                         DECISION_TEXT[kind].format_map(_Default(fmt)))
+
+    def _pending(self) -> tuple | None:
+        """The pending decision's tuple (the native core leaves its frame out: None)."""
+        return self._m.s.pending
 
     def action_id(self, group: str, which: str | int | None = None) -> int:
         """The id of an action by name: ``("card", "<card name>")``, ``("country", "Iran")``,

@@ -23,7 +23,7 @@ from ..engine.rng import seed_streams
 from ..engine.state import ARRAYS, State
 from ..game import Game, IllegalActionError, _side, check_seed, resample_seed
 from . import core, tables_for
-from .frames import FRAME_DTYPE, FrameCodec, reason_code, reason_text
+from .frames import FRAME_DTYPE, FrameCodec, pending_context, reason_code, reason_text
 
 
 @lru_cache(maxsize=1)
@@ -377,6 +377,15 @@ class NativeGame(Game):
     @property
     def num_actions(self) -> int:
         return _n_actions(self.content)
+
+    def _pending(self) -> tuple | None:
+        """The pending decision without decoding its frame (Game.decision's part)."""
+        parts = core().pending_parts(self._engine)
+        if parts is None:
+            return None
+        player, kind, legal, ctx = parts
+        name = codec_for(self.content).kinds[kind]
+        return (None, player, name, legal, pending_context(name, ctx))
 
     @property
     def current_player(self) -> str | None:

@@ -91,10 +91,12 @@ double evaluate(const Tables& t, const State& s, int p, const EvalWeights& w) {
     const Machine m(t, const_cast<State&>(s));
     const int o = 1 - p;
     const double sign = p == 0 ? 1.0 : -1.0;
+    int ctrl[MAXN];
+    for (int i = 0; i < t.n; ++i) ctrl[i] = m.controller_of(i);
     int64_t regional_i = 0, sub_i = 0;
     for (int row = 0; row < t.n_regions + t.n_sub; ++row) {
         int us, cn;
-        m.score_row(row, us, cn);
+        m.score_row(row, us, cn, ctrl);
         (row < t.n_regions ? regional_i : sub_i) += us - cn;
     }
     const double regional = double(regional_i) * w.region;

@@ -87,6 +87,14 @@ void bind_search(nb::module_& m) {
         while (!e.s->over && fine(*e.s)) step_state(*e.t, *e.s, fast_policy_act(*e.t, *e.s, rng));
         return rng;
     }, "FastPolicy steps while the decision is a fine-grained one (ismcts.FINE_KINDS)");
+    m.def("pending_parts", [](const Engine& e) -> nb::object {
+        const State& s = *e.s;
+        if (!s.has_pending) return nb::none();
+        nb::list legal;
+        for (int k = 0; k < s.p_nlegal; ++k) legal.append(int(s.p_legal[k]));
+        return nb::make_tuple(s.p_player, s.p_kind, nb::tuple(legal),
+                              nb::make_tuple(s.p_ctx[0], s.p_ctx[1], s.p_ctx[2], s.p_ctx[3]));
+    }, "(player, kind index, legal tuple, ctx ints) of the pending decision, or None");
     m.def("forced_war_plays", [](const Engine& e, int p) {
         return forced_war_plays(*e.t, *e.s, p);
     });

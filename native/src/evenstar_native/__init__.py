@@ -14,6 +14,7 @@ from ._core import (
     forced_war_plays,
     layout,
     make_tables,
+    pending_parts,
     random_games,
     resample_hidden,
     rollout,
@@ -21,4 +22,4 @@ from ._core import (
 
 __all__ = ["ABI_VERSION", "Batch", "Engine", "EvalWeights", "Tables", "action_values",
            "advance_fine", "evaluate", "fast_policy_act", "forced_war_plays", "layout",
-           "make_tables", "random_games", "resample_hidden", "rollout"]
+           "make_tables", "pending_parts", "random_games", "resample_hidden", "rollout"]
