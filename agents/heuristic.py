@@ -19,7 +19,7 @@ from evenstar_env import Game
 from evenstar_env.content.compiled import diplomacy_threat
 from evenstar_env.engine.constants import MODES
 
-from .evaluation import evaluate
+from .evaluation import action_values, evaluate
 
 OPS_VALUE = 1.3  # evaluation units one op of placement is worth, roughly
 LOOKAHEAD_KINDS = ("place", "influence", "option", "trade", "granted")
@@ -55,13 +55,7 @@ class HeuristicAgent:
         """The action whose immediate result evaluates best, on a determinised copy."""
         if len(legal) == 1:
             return legal[0]
-        base = g.resample_hidden(side, self.rng)
-        values = []
-        for a in legal:
-            sim = base.clone()
-            sim.step(a)
-            values.append(evaluate(sim, side))
-        values = np.asarray(values)
+        values = action_values(g.resample_hidden(side, self.rng), side, legal)
         best = np.flatnonzero(values >= values.max() - 1e-9)
         return legal[int(self.rng.choice(best))]
 

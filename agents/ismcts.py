@@ -16,6 +16,11 @@ simulations, and by the heuristic's look-ahead when they come up at the root
 At the root, the :class:`HeuristicAgent`'s choice gets a progressive bias
 `prior / (visits + 1)` in UCB1: the search starts from the heuristic's plan
 and leaves it only when the simulations disagree clearly.
+
+On a native game (``backend="native"``) the determinisation, the fast-policy steps
+and the whole rollout with its evaluation run in C++ (native/src/cpp/agents.cpp);
+the tree stays here.  Both backends take the same decisions from the same seeds
+(tests/test_native_agents.py).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import numpy as np
 from evenstar_env import Game
 from evenstar_env.engine.constants import HAND, M_TECH_DONE
 
-from .evaluation import WIN, evaluate
+from .evaluation import SIDE, WIN, evaluate, native_weights
 from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
 
@@ -57,6 +62,18 @@ def forced_war_plays(g: Game, side: str) -> int:
     plays = min(len(hand), max(1, c.rules.action_rounds - g.round + 1))
     forced = max(0, plays - (len(hand) - dangerous))
     return max(0, forced - (0 if s.misc[M_TECH_DONE + p] else 1))
+
+
+_CORE: list[Any] = []
+
+
+def _core() -> Any:
+    """The native module (imported on first use: the Python backend never needs it)."""
+    if not _CORE:
+        from evenstar_env.native import core
+
+        _CORE.append(core())
+    return _CORE[0]
 
 
 class _Node:
@@ -132,32 +149,41 @@ class ISMCTSAgent:
 
         return max(legal, key=value)
 
+    def _advance_fine(self, g: Game) -> None:
+        """Fine-grained decisions are not tree nodes: the fast policy takes them."""
+        if g.backend == "native":
+            self.policy.rng.state = _core().advance_fine(g._engine, self.policy.rng.state)
+            return
+        while not g.is_over and g.decision.kind in FINE_KINDS:
+            g.step(self.policy.act(None, g.action_mask(), g))
+
     def _iterate(self, g: Game, root: _Node, me: str, hint: int | None = None) -> None:
         node, path = root, [root]
-        while not g.is_over:  # selection and expansion
-            if g.decision.kind in FINE_KINDS:  # not a tree node: the fast policy decides
-                g.step(self.policy.act(None, g.action_mask(), g))
-                continue
-            legal = g.legal_actions()
-            player = g.current_player
-            untried = [int(a) for a in legal if int(a) not in node.children]
+        c, log, sqrt = self.c, math.log, math.sqrt
+        while True:  # selection and expansion
+            self._advance_fine(g)
+            if g.is_over:
+                break
+            legal = g.legal_actions().tolist()
+            children = node.children
+            untried = [a for a in legal if a not in children]
             if untried:
                 a = untried[int(self.rng.integers(len(untried)))]
-                child = node.children[a] = _Node(player)
+                child = children[a] = _Node(g.current_player)
                 g.step(a)
                 path.append(child)
                 break
             best, best_score = None, -math.inf
             for a in legal:
-                child = node.children[int(a)]
+                child = children[a]
                 child.avail += 1
-                score = child.value / child.visits + self.c * math.sqrt(
-                    math.log(child.avail) / child.visits)
+                visits = child.visits
+                score = child.value / visits + c * sqrt(log(child.avail) / visits)
                 if node is root and a == hint:  # progressive bias to the heuristic's choice
-                    score += self.prior / (child.visits + 1)
+                    score += self.prior / (visits + 1)
                 if score > best_score:
-                    best, best_score = int(a), score
-            node = node.children[best]
+                    best, best_score = a, score
+            node = children[best]
             g.step(best)
             path.append(node)
         reward = self._rollout(g, me)
@@ -169,6 +195,11 @@ class ISMCTSAgent:
     def _rollout(self, g: Game, me: str) -> float:
         """Fast-policy play until `me` is to choose its next card (the opponent has
         answered) or `rollout_depth` decisions, then the evaluation."""
+        if g.backend == "native":  # the same loop in C++
+            reward, self.policy.rng.state = _core().rollout(
+                g._engine, SIDE[me], self.rollout_depth, self.policy.rng.state,
+                native_weights(), W_FORCED_WAR, self.eval_scale)
+            return reward
         for k in range(self.rollout_depth):
             if g.is_over or (k and g.decision.kind == "card" and g.current_player == me):
                 break

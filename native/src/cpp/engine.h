@@ -223,7 +223,7 @@ struct Machine {
     void add(int i, int kind, int points);
     void reduce(int i, int kind, int points);
     void remove_all(int i, int kind);
-    void score_row(int row, int& us, int& cn) const;
+    void score_row(int row, int& us, int& cn, const int* ctrl = nullptr) const;
 
     // effects.py
     void run_effect(int eid, int executor);
