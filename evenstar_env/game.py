@@ -595,8 +595,8 @@ class Game:
         secret_head = pend is not None and pend[2] == "headline"
         hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o]) if secret_head else ()
         pool = np.concatenate([hidden_hand, hidden_head, np.flatnonzero(s.card_loc == DRAW)])
-        pool = pool.astype(np.int64)
-        gen.shuffle(pool)
+        pool = np.sort(pool.astype(np.int64))  # what `player` cannot tell apart, in an
+        gen.shuffle(pool)  # order that does not depend on where each card really is
         s.card_loc[pool] = DRAW
         s.card_loc[pool[: hidden_hand.size]] = HAND[o]
         if len(hidden_head):

@@ -61,6 +61,7 @@ def _main() -> None:
 
 VARIANTS_FILE = Path(__file__).resolve().parent / "variants.toml"  # found from any folder
 AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
+               "alphaism[:SIMS[:PATH]], "
                "openspiel-ismcts[:SIMS]")
 
 
