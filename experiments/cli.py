@@ -91,6 +91,10 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
           workers: Annotated[int, typer.Option(min=1, help="processes")] = 2,
           seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
           out: Annotated[Path, typer.Option(help="output folder")] = Path("results/arena"),
+          backend: Annotated[Backend, typer.Option(help="where games run: local processes "
+                                                   "or Ray tasks")] = Backend.process,
+          ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
+                                                          "(default: start one here)")] = None,
           ) -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
@@ -99,7 +103,8 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
         raise typer.BadParameter("name at least two agents", param_hint="AGENTS")
     _check_agents(agents, "AGENTS")
     _output_dir(out)
-    summary = run(agents, games, out, workers=workers, seed0=seed)
+    summary = run(agents, games, out, workers=workers, seed0=seed, backend=backend.value,
+                  ray_address=ray_address)
     table = Table(title=f"Arena ({games} paired seeds per pairing)")
     for col in ("agent", "opponent", "side", "games", "W", "D", "L", "win rate [95% CI]"):
         table.add_column(col)
