@@ -119,6 +119,48 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
 
 
 @command
+def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
+            games: Annotated[int, typer.Option(min=1, help="seeds per pairing, each played "
+                                               "twice with the sides swapped")] = 10,
+            workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
+            seed: Annotated[int, typer.Option(min=0, help="first seed")] = 60000,
+            out: Annotated[Path, typer.Option(help="results folder (games already there "
+                                              "are kept)")] = Path("results/ratings"),
+            backend: Annotated[Backend, typer.Option(help="where games run: local processes "
+                                                     "or Ray tasks")] = Backend.process,
+            ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
+                                                            "(default: start one here)")] =
+            None,
+            readme: Annotated[Path | None, typer.Option(help="also write the table into "
+                                                        "this README's Ratings section")] =
+            None) -> None:
+    """Round robin of agents on paired seeds; openskill ratings as Markdown and JSON."""
+    from experiments.ratings import round_robin
+
+    if len(agents) < 2 or len(set(agents)) < len(agents):
+        raise typer.BadParameter("name at least two different agents", param_hint="AGENTS")
+    _check_agents(agents, "AGENTS")
+    if readme is not None and not readme.is_file():
+        raise typer.BadParameter(f"{readme}: no such file", param_hint="--readme")
+    _output_dir(out)
+    try:
+        result = round_robin(agents, games, out, workers=workers, seed0=seed,
+                             backend=backend.value, ray_address=ray_address, readme=readme)
+    except ValueError as exc:  # a damaged games.jsonl in the results folder
+        fail(str(exc))
+    table = Table(title=f"Ratings ({games} paired seeds per pairing, openskill)")
+    for col in ("rank", "agent", "ordinal", "mu", "sigma", "games", "W-D-L"):
+        table.add_column(col)
+    for k, r in enumerate(result["ratings"], 1):
+        table.add_row(str(k), r["agent"], f"{r['ordinal']:.1f}", f"{r['mu']:.1f}",
+                      f"{r['sigma']:.1f}", str(r["games"]),
+                      f"{r['wins']}-{r['draws']}-{r['losses']}")
+    console.print(table)
+    console.print(f"wrote {escape(str(out))}/ratings.md, ratings.json and the arena outputs"
+                  + (f"; updated {escape(str(readme))}" if readme else ""))
+
+
+@command
 def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.usa,
          opponent: Annotated[str, typer.Option(help=AGENT_SPECS)] = "heuristic",
          seed: Annotated[int, typer.Option(min=0, help="game seed")] = 0,
