@@ -65,6 +65,16 @@ AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]
                "openspiel-ismcts[:SIMS]")
 
 
+# Options several commands share.
+PairedGames = Annotated[int, typer.Option(min=1, help="seeds per pairing, each played twice "
+                                          "with the sides swapped")]
+FirstSeed = Annotated[int, typer.Option(min=0, help="first seed")]
+Workers = Annotated[int, typer.Option(min=1, help="parallel games")]
+BackendOption = Annotated[Backend, typer.Option(help="where games run: local processes or "
+                                                "Ray tasks")]
+RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address (default: start "
+                                                "one here)")]
+
 def _check_agents(specs: list[str], name: str) -> None:
     from agents.specs import make_agent
 
@@ -86,15 +96,9 @@ def _output_dir(out: Path) -> None:
 
 @command
 def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
-          games: Annotated[int, typer.Option(min=1, help="seeds per pairing, each played "
-                                             "twice with the sides swapped")] = 50,
-          workers: Annotated[int, typer.Option(min=1, help="processes")] = 2,
-          seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
+          games: PairedGames = 50, workers: Workers = 2, seed: FirstSeed = 0,
           out: Annotated[Path, typer.Option(help="output folder")] = Path("results/arena"),
-          backend: Annotated[Backend, typer.Option(help="where games run: local processes "
-                                                   "or Ray tasks")] = Backend.process,
-          ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
-                                                          "(default: start one here)")] = None,
+          backend: BackendOption = Backend.process, ray_address: RayAddress = None,
           ) -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
@@ -120,17 +124,10 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
 
 @command
 def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
-            games: Annotated[int, typer.Option(min=1, help="seeds per pairing, each played "
-                                               "twice with the sides swapped")] = 10,
-            workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
-            seed: Annotated[int, typer.Option(min=0, help="first seed")] = 60000,
+            games: PairedGames = 10, workers: Workers = 2, seed: FirstSeed = 60000,
             out: Annotated[Path, typer.Option(help="results folder (games already there "
                                               "are kept)")] = Path("results/ratings"),
-            backend: Annotated[Backend, typer.Option(help="where games run: local processes "
-                                                     "or Ray tasks")] = Backend.process,
-            ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
-                                                            "(default: start one here)")] =
-            None,
+            backend: BackendOption = Backend.process, ray_address: RayAddress = None,
             readme: Annotated[Path | None, typer.Option(help="also write the table into "
                                                         "this README's Ratings section")] =
             None) -> None:
@@ -261,13 +258,8 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
             usa: Annotated[str, typer.Option(help="US agent: " + AGENT_SPECS)] = "heuristic",
             china: Annotated[str, typer.Option(help="China agent")] = "heuristic",
             games: Annotated[int, typer.Option(min=1, help="seeds per variant")] = 100,
-            seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
-            workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
-            backend: Annotated[Backend, typer.Option(help="where games run")] =
-            Backend.process,
-            ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
-                                                            "(default: start one here)")] =
-            None,
+            seed: FirstSeed = 0, workers: Workers = 2,
+            backend: BackendOption = Backend.process, ray_address: RayAddress = None,
             sprt: Annotated[bool, typer.Option(help="stop a variant once the SPRT decides "
                                                "which side it favours")] = False,
             forbid: Annotated[list[str] | None, typer.Option(help="card id: add a causal "
