@@ -56,6 +56,7 @@ from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
 from .networks import CheckpointError, load_checkpoint
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
+PRIOR_FLOOR = 1e-12
 
 
 class _Node:
@@ -135,10 +136,11 @@ class AlphaISMCTSAgent:
 
     @staticmethod
     def _priors(logits: np.ndarray, legal: np.ndarray) -> dict[int, float]:
-        """The network's softmax over the legal actions (the masked logits)."""
+        """The network's softmax over the legal actions (the masked logits), each at least
+        `PRIOR_FLOOR` so that a renormalisation over any legal subset is defined."""
         z = logits[legal].astype(np.float64)
         p = np.exp(z - z.max())
-        p /= p.sum()
+        p = np.maximum(p / p.sum(), PRIOR_FLOOR)
         return {int(a): float(q) for a, q in zip(legal, p, strict=True)}
 
     # ------------------------------------------------------------ acting

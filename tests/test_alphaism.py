@@ -61,7 +61,7 @@ def one_action_net(cfg, action: int, value: float):
     with torch.no_grad():
         for p in net.parameters():
             p.zero_()
-        net.policy.bias[action] = 40.0
+        net.policy.bias[action] = 1e4  # the others' softmax underflows to 0
         net.value.bias.fill_(float(np.arctanh(value)))
     return net
 
@@ -74,6 +74,9 @@ def test_search_follows_a_certain_prior_when_the_value_is_constant(cfg, batch) -
     for target in (int(legal[1]), int(legal[-1])):
         ag = agent(one_action_net(cfg, target, 0.3), simulations=40, batch=batch)
         assert ag.act(None, g.action_mask(), g) == target
+        logits = np.zeros(g.num_actions)
+        logits[target] = 1e4
+        assert min(ag._priors(logits, legal).values()) > 0  # renormalisable on any subset
         root = ag.search(g, {int(a): float(a == target) or 1e-17 for a in legal})
         visits = {a: c.visits for a, c in root.children.items()}
         assert visits[target] == max(visits.values())
