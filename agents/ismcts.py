@@ -76,6 +76,36 @@ def _core() -> Any:
     return _CORE[0]
 
 
+def scoring_card_due(g: Game, legal: np.ndarray) -> int | None:
+    """At a card choice, the scoring card that must be played now so that none is held at
+    the end of the turn (2.2.1.1: as many scoring cards in hand as rounds left), else None."""
+    if g.decision.kind != "card":
+        return None
+    scoring = [int(a) for a in legal if g.content.card_scoring[g.action_group(a)[1]]]
+    left = g.content.rules.action_rounds - g.round + 1
+    return scoring[0] if scoring and len(scoring) >= left else None
+
+
+def rollout_value(g: Game, me: str, policy: FastPolicy, depth: int, scale: float) -> float:
+    """Fast-policy play on `g` (changed in place) until `me` is to choose its next card (the
+    opponent has answered) or `depth` decisions, then the static evaluation for `me`
+    squashed to [-1, 1] (a decided game is exactly +-1); on a native game, the same loop
+    in C++."""
+    if g.backend == "native":
+        reward, policy.rng.state = _core().rollout(
+            g._engine, SIDE[me], depth, policy.rng.state, native_weights(), W_FORCED_WAR, scale)
+        return reward
+    for k in range(depth):
+        if g.is_over or (k and g.decision.kind == "card" and g.current_player == me):
+            break
+        g.step(policy.act(None, g.action_mask(), g))
+    v = evaluate(g, me)
+    if abs(v) >= WIN:
+        return math.copysign(1.0, v)
+    v -= W_FORCED_WAR * forced_war_plays(g, me)
+    return math.tanh(v / scale)
+
+
 class _Node:
     __slots__ = ("player", "children", "visits", "avail", "value")
 
@@ -116,11 +146,9 @@ class ISMCTSAgent:
             return self._realign(game, [int(a) for a in legal])
         if game.decision.kind in FINE_KINDS:
             return self.fine.act(observation, action_mask, game)
-        if game.decision.kind == "card":
-            scoring = [int(a) for a in legal if game.content.card_scoring[game.action_group(a)[1]]]
-            left = game.content.rules.action_rounds - game.round + 1
-            if scoring and len(scoring) >= left:
-                return scoring[0]  # 2.2.1.1: never be caught holding one
+        due = scoring_card_due(game, legal)
+        if due is not None:
+            return due
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         me = game.current_player
         hint = self.fine.act(observation, action_mask, game) if self.prior else None
@@ -195,17 +223,4 @@ class ISMCTSAgent:
     def _rollout(self, g: Game, me: str) -> float:
         """Fast-policy play until `me` is to choose its next card (the opponent has
         answered) or `rollout_depth` decisions, then the evaluation."""
-        if g.backend == "native":  # the same loop in C++
-            reward, self.policy.rng.state = _core().rollout(
-                g._engine, SIDE[me], self.rollout_depth, self.policy.rng.state,
-                native_weights(), W_FORCED_WAR, self.eval_scale)
-            return reward
-        for k in range(self.rollout_depth):
-            if g.is_over or (k and g.decision.kind == "card" and g.current_player == me):
-                break
-            g.step(self.policy.act(None, g.action_mask(), g))
-        v = evaluate(g, me)
-        if abs(v) >= WIN:
-            return math.copysign(1.0, v)
-        v -= W_FORCED_WAR * forced_war_plays(g, me)
-        return math.tanh(v / self.eval_scale)
+        return rollout_value(g, me, self.policy, self.rollout_depth, self.eval_scale)

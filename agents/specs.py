@@ -11,7 +11,11 @@ from .random_agent import CautiousRandomAgent, RandomAgent
 
 def make_agent(spec: str, seed: int) -> Any:
     """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH,
-    openspiel-ismcts[:SIMS] (needs the openspiel extra)."""
+    alphaism[:SIMS[:PATH]], openspiel-ismcts[:SIMS] (needs the openspiel extra).
+
+    alphaism's SIMS is a number of simulations per decision (default 200) or a time per
+    decision such as ``0.5s``; PATH is a network checkpoint folder (default
+    agents/checkpoints/learned)."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
         return RandomAgent(seed)
@@ -29,9 +33,33 @@ def make_agent(spec: str, seed: int) -> Any:
         from agents.ppo_agent import SHIPPED_POLICY, PPOAgent
 
         return PPOAgent(arg or SHIPPED_POLICY, seed=seed)
+    if kind == "alphaism":
+        from agents.alphaism import LEARNED, AlphaISMCTSAgent
+
+        sims, _, path = arg.partition(":")
+        return AlphaISMCTSAgent.from_checkpoint(path or LEARNED, **alphaism_budget(sims),
+                                                seed=seed)
     if kind == "openspiel-ismcts":
         from agents.openspiel_agent import OpenSpielISMCTSAgent
 
         return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
     raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
-                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, openspiel-ismcts[:SIMS])")
+                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, alphaism[:SIMS[:PATH]], "
+                     f"openspiel-ismcts[:SIMS])")
+
+
+def alphaism_budget(sims: str) -> dict[str, Any]:
+    """alphaism's SIMS field: ``N`` simulations or ``Xs`` seconds per decision."""
+    try:
+        if sims.endswith("s"):
+            seconds = float(sims[:-1])
+            if seconds > 0:
+                return {"simulations": None, "seconds": seconds}
+        elif not sims:
+            return {}
+        elif int(sims) >= 1:
+            return {"simulations": int(sims)}
+    except ValueError:
+        pass
+    raise ValueError(f"alphaism: SIMS must be a number of simulations (e.g. 200) or seconds "
+                     f"per decision (e.g. 0.5s), got {sims!r}")

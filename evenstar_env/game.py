@@ -663,8 +663,9 @@ def resample_seed(rng: np.random.Generator | int | None) -> int:
 
 def redraw_hidden(m: Machine, p: int, seed: int) -> None:
     """`resample_hidden`'s redraw, in place on `m`'s state: one SplitMix64 stream at `seed`
-    shuffles the pool (the opponent's hidden hand cards, its secret headline, the draw
-    pile, each ascending; Fisher-Yates from the end, ``j = below(i + 1)``), then picks the
+    shuffles the pool (the opponent's hidden hand cards, its secret headline and the draw
+    pile, sorted ascending so that its order tells nothing of where each card is;
+    Fisher-Yates from the end, ``j = below(i + 1)``), then picks the
     opponent's hidden modifier among those it can afford, then the three stream states.
     native/src/cpp/resample.cpp draws the same."""
     s = m.s
@@ -677,8 +678,8 @@ def redraw_hidden(m: Machine, p: int, seed: int) -> None:
     hidden_hand = np.flatnonzero((s.card_loc == HAND[o]) & ~known)
     secret_head = pend is not None and pend[2] == "headline"
     hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o]) if secret_head else ()
-    pool = [int(k) for part in (hidden_hand, hidden_head, np.flatnonzero(s.card_loc == DRAW))
-            for k in part]
+    pool = sorted(int(k) for part in (hidden_hand, hidden_head,
+                                      np.flatnonzero(s.card_loc == DRAW)) for k in part)
     for i in range(len(pool) - 1, 0, -1):
         j = r.below(i + 1)
         pool[i], pool[j] = pool[j], pool[i]

@@ -2,10 +2,12 @@
 //
 // One SplitMix64 stream, started at the caller's 64-bit seed, draws in this order
 // (the Python reference draws the same): a Fisher-Yates shuffle of the pool (the
-// opponent's hidden hand cards, its secret headline card, the draw pile, each
-// ascending), for i = n-1 down to 1 swapping pool[i] with pool[below(i+1)]; the
+// opponent's hidden hand cards, its secret headline card and the draw pile, sorted
+// ascending so that its order tells nothing of where each card is), for i = n-1 down to 1 swapping pool[i] with pool[below(i+1)]; the
 // opponent's hidden modifier card when one is pending, afford[below(len(afford))];
 // then the three new stream states (dice, deck, other), three next64() outputs.
+#include <algorithm>
+
 #include "search.h"
 
 namespace evenstar {
@@ -32,6 +34,7 @@ void resample_hidden(const Tables& t, State& s, int player, uint64_t seed) {
     n_head = n - n_hand;
     for (int k = 0; k < t.nc; ++k)
         if (s.card_loc[k] == DRAW) pool[n++] = k;
+    std::sort(pool, pool + n);
     uint64_t r = seed;
     for (int i = n - 1; i > 0; --i) {
         int j = int(splitmix_below(r, uint64_t(i + 1)));
