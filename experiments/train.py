@@ -67,6 +67,8 @@ import argparse
 import csv
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -291,6 +293,17 @@ def kl_to_reference(logits: torch.Tensor, ref_logp: torch.Tensor, mask: torch.Te
     return (kl * w).sum() / w.sum().clamp(min=1.0)
 
 
+@contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """Run a block on `n` torch threads (the process's setting is restored after)."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
 def make_env(cfg: TrainConfig, n: int) -> SelfPlayVectorEnv:
     reward = "vp_diff" if cfg.vp_scale > 0 else "win_loss"
     kw: dict[str, Any] = {"backend": cfg.env_backend} if cfg.env_backend else {}
@@ -310,7 +323,6 @@ class RolloutWorker:
     """`num_envs` games, a copy of the learner and the league's frozen opponents."""
 
     def __init__(self, cfg: dict[str, Any], net_cfg: dict[str, Any], index: int) -> None:
-        torch.set_num_threads(1)  # batched inference is cheap; never 2 threads on small batches
         self.cfg = TrainConfig(**cfg)
         self.content = load_content()
         self.net_cfg = _net_config(net_cfg)
@@ -399,6 +411,11 @@ class RolloutWorker:
                 table: dict[str, list[tuple[str, float]]]) -> dict[str, Any]:
         """`rollout_steps` steps of every game with the learner's weights `state`: the
         learner rows with their advantages, the league results and the time split."""
+        with torch_threads(1):  # batches of a few dozen rows: a second thread only costs
+            return self._collect(state, table)
+
+    def _collect(self, state: dict[str, torch.Tensor],
+                 table: dict[str, list[tuple[str, float]]]) -> dict[str, Any]:
         self.net.load_state_dict(state)
         cfg, n, T = self.cfg, self.cfg.num_envs, self.cfg.rollout_steps
         if not self.drawn:  # the reset's games have not moved yet: give them matchups
@@ -474,6 +491,11 @@ class RolloutWorker:
                  ) -> list[dict[str, Any]]:
         """The greedy learner against `spec` on `seeds`, both sides of each: one record a
         game (seed, learner side, score)."""
+        with torch_threads(1):
+            return self._evaluate(state, spec, seeds)
+
+    def _evaluate(self, state: dict[str, torch.Tensor], spec: str, seeds: list[int]
+                  ) -> list[dict[str, Any]]:
         self.net.load_state_dict(state)
         jobs = [(s, side) for s in seeds for side in (0, 1)]
         env = make_env(self.cfg, len(jobs))
