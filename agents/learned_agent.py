@@ -35,6 +35,9 @@ class LearnedAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
         if observation is None:
             if game is None:
                 raise ValueError("LearnedAgent needs an observation or the game")

@@ -2,6 +2,7 @@
 
     python -m experiments.train --name ppo --init runs/bc/checkpoint   # from a cloned policy
     python -m experiments.train --smoke                                # < 1 minute, runs/smoke
+                                                                       # (replaced each time)
     python -m experiments.train --name ppo --resume                    # continue runs/ppo
 
 **Rollout.**  A :class:`RolloutWorker` holds ``num_envs`` games of
@@ -66,6 +67,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -541,7 +543,9 @@ class LocalWorkers:
         return [getattr(w, method)(*args) for w in self.workers]
 
     def call_each(self, method: str, args: list[tuple]) -> list[Any]:
-        return [getattr(w, method)(*a) for w, a in zip(self.workers, args, strict=True)]
+        """Worker k runs ``method(*args[k])`` (the first len(args) workers)."""
+        return [getattr(w, method)(*a) for w, a in zip(self.workers[:len(args)], args,
+                                                        strict=True)]
 
     def close(self) -> None:
         self.workers = []
@@ -569,7 +573,7 @@ class RayWorkers(LocalWorkers):
 
     def call_each(self, method: str, args: list[tuple]) -> list[Any]:
         return self.ray.get([getattr(w, method).remote(*a)
-                             for w, a in zip(self.workers, args, strict=True)])
+                             for w, a in zip(self.workers[:len(args)], args, strict=True)])
 
     def close(self) -> None:
         for w in self.workers:
@@ -915,7 +919,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
         if other:
             raise SystemExit(f"--resume keeps the run's settings; these differ: {other}")
         base = saved
-    return TrainConfig(**{**base, **ns}), resume
+    cfg = TrainConfig(**{**base, **ns})
+    if smoke and not resume and (cfg.run_dir / "config.json").exists():
+        shutil.rmtree(cfg.run_dir)  # a smoke run starts afresh in its folder
+    return cfg, resume
 
 
 def main(argv: list[str] | None = None) -> None:

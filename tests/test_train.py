@@ -226,3 +226,24 @@ def test_resume_continues_the_run(smoke_run: Path):
     with pytest.raises(SystemExit, match="lr"):
         train.main(["--smoke", "--runs-dir", str(smoke_run.parent), "--resume",
                     "--lr", "0.1"])
+
+
+def test_ray_backend_trains_the_same_network_as_local(tmp_path: Path):
+    """Two rollout workers as Ray actors on a one-node cluster started here give the same
+    batches, hence the same weights, as the same workers in this process."""
+    ray = pytest.importorskip("ray")
+    args = ["--smoke", "--runs-dir", str(tmp_path), "--workers", "2", "--total-steps", "300",
+            "--scripted", "random", "--eval-opponents", "random", "--seed", "3"]
+    train.main([*args, "--name", "local"])
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        train.main([*args, "--name", "ray", "--backend", "ray"])
+    finally:
+        ray.shutdown()
+    nets = [load_checkpoint(tmp_path / name / "checkpoints" / "latest")[0]
+            for name in ("local", "ray")]
+    a, b = (n.state_dict() for n in nets)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    logs = [list(csv.DictReader((tmp_path / n / "train.csv").open())) for n in ("local", "ray")]
+    assert [r["samples"] for r in logs[0]] == [r["samples"] for r in logs[1]]
+    assert [r["policy_loss"] for r in logs[0]] == [r["policy_loss"] for r in logs[1]]
