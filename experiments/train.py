@@ -111,6 +111,8 @@ class TrainConfig:
     seed: int = _opt(0, "fixes games, sampling and initialisation")
     backend: str = _opt("local", "rollout workers: local (this process) or ray")
     workers: int = _opt(1, "rollout workers, each with --num-envs games")
+    overlap: bool = _opt(False, "collect the next batch during the update (one update "
+                                "stale; in parallel with --backend ray)")
     ray_address: str = _opt("", "join this Ray cluster (default: start a local one)")
     env_backend: str = _opt("", "passed to SelfPlayVectorEnv as backend= (unset: default)")
     num_envs: int = _opt(64, "games per worker")
@@ -539,8 +541,15 @@ class LocalWorkers:
         self.workers = [RolloutWorker(asdict(cfg), asdict(net_cfg), k)
                         for k in range(cfg.workers)]
 
-    def call(self, method: str, *args: Any) -> list[Any]:
+    def submit(self, method: str, *args: Any) -> Any:
+        """Start ``method(*args)`` on every worker; :meth:`wait` gives the results."""
         return [getattr(w, method)(*args) for w in self.workers]
+
+    def wait(self, handle: Any) -> list[Any]:
+        return handle
+
+    def call(self, method: str, *args: Any) -> list[Any]:
+        return self.wait(self.submit(method, *args))
 
     def call_each(self, method: str, args: list[tuple]) -> list[Any]:
         """Worker k runs ``method(*args[k])`` (the first len(args) workers)."""
@@ -567,9 +576,12 @@ class RayWorkers(LocalWorkers):
         self.workers = [actor.remote(asdict(cfg), asdict(net_cfg), k)
                         for k in range(cfg.workers)]
 
-    def call(self, method: str, *args: Any) -> list[Any]:
+    def submit(self, method: str, *args: Any) -> Any:
         refs = [self.ray.put(a) if isinstance(a, dict) else a for a in args]
-        return self.ray.get([getattr(w, method).remote(*refs) for w in self.workers])
+        return [getattr(w, method).remote(*refs) for w in self.workers]
+
+    def wait(self, handle: Any) -> list[Any]:
+        return self.ray.get(handle)
 
     def call_each(self, method: str, args: list[tuple]) -> list[Any]:
         return self.ray.get([getattr(w, method).remote(*a)
@@ -848,12 +860,19 @@ class Trainer:
         print(f"run {self.run}: {cfg.workers} {cfg.backend} worker(s) x {cfg.num_envs} games "
               f"x {cfg.rollout_steps} steps, net {self.net_cfg.kind} {self.net_cfg.hidden}, "
               f"init {cfg.init or '-'}", flush=True)
+        pending = None
         try:
             while self.steps < cfg.total_steps and not (
                     cfg.minutes and self.minutes >= cfg.minutes):
                 t0 = time.perf_counter()
-                table = self.league.table(cfg)
-                batch = merge(self.workers.call("collect", _state_dict(self.net), table))
+                if pending is None:
+                    pending = self.workers.submit("collect", _state_dict(self.net),
+                                                  self.league.table(cfg))
+                batch = merge(self.workers.wait(pending))
+                pending = None
+                if cfg.overlap:  # the next batch, collected with the weights before this update
+                    pending = self.workers.submit("collect", _state_dict(self.net),
+                                                  self.league.table(cfg))
                 t_roll = time.perf_counter() - t0
                 beta = beta_at(cfg, self.steps) if self.ref is not None else 0.0
                 t1 = time.perf_counter()
@@ -907,8 +926,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
     p.add_argument("--smoke", action="store_true", help="tiny sizes, under a minute")
     p.add_argument("--resume", action="store_true", help="continue runs/NAME")
     for f in fields(TrainConfig):
-        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default),
-                       default=argparse.SUPPRESS, help=f"{f.metadata['help']} ({f.default})")
+        kw: dict[str, Any] = ({"action": "store_true"} if isinstance(f.default, bool) else
+                              {"type": type(f.default)})
+        p.add_argument("--" + f.name.replace("_", "-"), default=argparse.SUPPRESS,
+                       help=f"{f.metadata['help']} ({f.default})", **kw)
     ns = vars(p.parse_args(argv))
     smoke, resume = ns.pop("smoke"), ns.pop("resume")
     base: dict[str, Any] = dict(SMOKE) if smoke else {}

@@ -230,9 +230,11 @@ def test_resume_continues_the_run(smoke_run: Path):
 
 def test_ray_backend_trains_the_same_network_as_local(tmp_path: Path):
     """Two rollout workers as Ray actors on a one-node cluster started here give the same
-    batches, hence the same weights, as the same workers in this process."""
+    batches, hence the same weights, as the same workers in this process (with --overlap:
+    the next batch is collected during the update, in parallel on Ray)."""
     ray = pytest.importorskip("ray")
     args = ["--smoke", "--runs-dir", str(tmp_path), "--workers", "2", "--total-steps", "300",
+            "--overlap",
             "--scripted", "random", "--eval-opponents", "random", "--seed", "3"]
     train.main([*args, "--name", "local"])
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
