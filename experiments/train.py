@@ -107,7 +107,8 @@ class TrainConfig:
     init: str = _opt("", "start from this networks checkpoint; it is also the KL reference")
     hidden: str = _opt("512,512", "MLP widths when there is no --init")
     device: str = _opt("cpu", "cpu or cuda (the update; rollouts run on the CPU)")
-    threads: int = _opt(2, "torch threads for the update (rollouts use 1)")
+    threads: int = _opt(1, "torch threads for the update (rollouts use 1); 2 only on an "
+                           "idle machine")
     seed: int = _opt(0, "fixes games, sampling and initialisation")
     backend: str = _opt("local", "rollout workers: local (this process) or ray")
     workers: int = _opt(1, "rollout workers, each with --num-envs games")
