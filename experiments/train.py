@@ -25,8 +25,8 @@ between (its opponent's moves included).  In a self-play game this uses every va
 estimate of the game (both seats); in a league game, where only one seat is trained, it is
 exactly a per-seat trajectory.  We prefer it to separate per-seat trajectories in self-play
 because those bootstrap half as often, so with λ < 1 their advantages reach further and
-vary more: the Twilight Struggle project behind docs/design notes measured per-player GAE
-520 Elo worse.  γ = 1 by default (the game is finite).  The VP shaping defaults to
+vary more: a Twilight Struggle project (DeepStruggle) measured per-player GAE 520 Elo
+worse.  γ = 1 by default (the game is finite).  The VP shaping defaults to
 200 VP per reward unit: at 20 VP per unit (the vector env's default) a game's VP difference
 outweighed the result 5-15 times and the old trainer's policy learned to win VP, not games.
 
