@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from evenstar_env.env.observation import observe
-
+from .base import observation_vector
 from .networks import load_checkpoint, masked_logits
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "checkpoints" / "learned"
@@ -38,14 +37,8 @@ class LearnedAgent:
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])
-        if observation is None:
-            if game is None:
-                raise ValueError("LearnedAgent needs an observation or the game")
-            observation = observe(game, game.current_player)
-        if isinstance(observation, dict):
-            observation = observation["observation"]
+        x = torch.as_tensor(observation_vector(observation, game, "LearnedAgent"))[None]
         mask = torch.as_tensor(np.asarray(action_mask, dtype=bool))[None]
-        x = torch.as_tensor(np.asarray(observation, dtype=np.float32))[None]
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # one position: extra threads only cost (docs/agents.md)
         try:
