@@ -350,9 +350,9 @@ class RolloutWorker:
         self.length = np.zeros(n, dtype=np.int64)
 
     # -- league state sent by the learner
-    def add_snapshot(self, name: str, state: dict[str, torch.Tensor],
-                     net_cfg: dict[str, Any] | None = None) -> None:
-        net = build_network(_net_config(net_cfg) if net_cfg else self.net_cfg, self.content)
+    def add_snapshot(self, name: str, state: dict[str, torch.Tensor]) -> None:
+        """A frozen copy of the learner (same network kind) joins the league as `name`."""
+        net = build_network(self.net_cfg, self.content)
         net.load_state_dict(state)
         self.snapshots[name] = net.eval()
 
@@ -398,14 +398,10 @@ class RolloutWorker:
             t_net += time.perf_counter() - t0
         return t_net
 
-    def _new_game(self, i: int, table: dict[str, list[tuple[str, float]]] | None,
-                  fixed: tuple[str, int] | None = None) -> None:
+    def _new_game(self, i: int, table: dict[str, list[tuple[str, float]]]) -> None:
         """Choose slot i's next matchup (its game starts at the next step)."""
-        if fixed is not None:
-            self.opponent[i], self.seat[i] = fixed
-        else:
-            self.opponent[i] = draw_matchup(self.rng, table or {}, self.cfg)
-            self.seat[i] = int(self.rng.integers(2))
+        self.opponent[i] = draw_matchup(self.rng, table, self.cfg)
+        self.seat[i] = int(self.rng.integers(2))
         name = self.opponent[i]
         if name is not None and name not in self.snapshots:
             self._scripted_agent(name, i, int(self.rng.integers(2**31)))
