@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-slow test-oldest test-native test-python test-asan bench bench-agents bench-native lint clean
+.PHONY: setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,6 +24,18 @@ setup: $(VENV)/.installed
 
 demo: setup
 	$(BIN)/python -m experiments.demo --games 200 --out results/demo
+
+# The learned agent from scratch (docs/agents.md, "Training"): data generation, behaviour
+# cloning and DAgger of the heuristic (experiments/cloning.py), then batched PPO self-play
+# from the cloned policy with a fading KL term toward it (experiments/train.py).
+TRAIN_MINUTES ?= 70
+train: setup
+	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp
+	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp --minutes $(TRAIN_MINUTES)
+
+train-smoke: setup
+	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke
+	$(BIN)/python -m experiments.train --smoke --init runs/cloning/smoke
 
 # The suite on the default backend (the native core where built; the differential tests
 # play both), then the rule, card and API tests again on the Python engine (docs/native.md).

@@ -11,7 +11,8 @@ from .random_agent import CautiousRandomAgent, RandomAgent
 
 def make_agent(spec: str, seed: int) -> Any:
     """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH,
-    alphaism[:SIMS[:PATH]], openspiel-ismcts[:SIMS] (needs the openspiel extra).
+    alphaism[:SIMS[:PATH]], learned[:PATH] (a networks checkpoint folder),
+    openspiel-ismcts[:SIMS] (needs the openspiel extra).
 
     alphaism's SIMS is a number of simulations per decision (default 200) or a time per
     decision such as ``0.5s``; PATH is a network checkpoint folder (default
@@ -39,12 +40,16 @@ def make_agent(spec: str, seed: int) -> Any:
         sims, _, path = arg.partition(":")
         return AlphaISMCTSAgent.from_checkpoint(path or LEARNED, **alphaism_budget(sims),
                                                 seed=seed)
+    if kind == "learned":
+        from agents.learned_agent import DEFAULT_PATH, LearnedAgent
+
+        return LearnedAgent(arg or DEFAULT_PATH, seed=seed)
     if kind == "openspiel-ismcts":
         from agents.openspiel_agent import OpenSpielISMCTSAgent
 
         return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
     raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
-                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, alphaism[:SIMS[:PATH]], "
+                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, alphaism[:SIMS[:PATH]], learned[:PATH], "
                      f"openspiel-ismcts[:SIMS])")
 
 
