@@ -1,8 +1,7 @@
-"""A player driven by a policy-value network checkpoint (agents/networks.py).
+"""A policy trained by experiments/train.py (or cloned) as an agent.
 
-Spec ``learned:PATH``: greedy by default (the most likely legal action), or
-sampled at `temperature` > 0.  It encodes the observation itself from the game
-(the arena passes none), for the side to move.
+Loads an :mod:`agents.networks` checkpoint folder (``weights.pt`` read weights-only,
+``config.json``); plays the most likely legal action (``greedy``) or samples one.
 """
 
 from __future__ import annotations
@@ -13,23 +12,26 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import load_checkpoint, masked_logits
 from evenstar_env.env.observation import observe
+
+from .networks import load_checkpoint, masked_logits
+
+DEFAULT_PATH = Path(__file__).resolve().parent / "checkpoints" / "learned"
 
 
 class LearnedAgent:
-    """Plays the network at `path`: greedy, or sampled at `temperature`."""
+    """A networks checkpoint playing one position at a time (on one torch thread)."""
 
     name = "learned"
 
-    def __init__(self, path: str | Path, seed: int | None = None,
-                 temperature: float = 0.0) -> None:
-        self.net, self.config, self.extra = load_checkpoint(Path(path))
-        self.temperature = temperature
+    def __init__(self, path: str | Path = DEFAULT_PATH, greedy: bool = True,
+                 seed: int | None = None) -> None:
+        self.net, self.config, self.facts = load_checkpoint(Path(path))
+        self.greedy = greedy
         self.reseed(seed)
 
     def reseed(self, seed: int | None) -> None:
-        """Start afresh, as if built with `seed`."""
+        """Start afresh, as if built with `seed` (the envs call it at every reset)."""
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
@@ -38,12 +40,20 @@ class LearnedAgent:
             return int(legal[0])
         if observation is None:
             if game is None:
-                raise ValueError("LearnedAgent needs the observation or the game")
+                raise ValueError("LearnedAgent needs an observation or the game")
             observation = observe(game, game.current_player)
-        with torch.inference_mode():
-            logits, _ = self.net(torch.as_tensor(observation, dtype=torch.float32)[None])
-            logits = masked_logits(logits, torch.as_tensor(action_mask, dtype=torch.bool)[None])[0]
-        if self.temperature <= 0:
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        mask = torch.as_tensor(np.asarray(action_mask, dtype=bool))[None]
+        x = torch.as_tensor(np.asarray(observation, dtype=np.float32))[None]
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # one position: extra threads only cost (docs/agents.md)
+        try:
+            with torch.no_grad():
+                logits = masked_logits(self.net(x)[0], mask)[0]
+        finally:
+            torch.set_num_threads(threads)
+        if self.greedy:
             return int(torch.argmax(logits))
-        p = torch.softmax(logits / self.temperature, -1).double().numpy()
+        p = torch.softmax(logits.double(), -1).numpy()
         return int(self.rng.choice(p.size, p=p / p.sum()))

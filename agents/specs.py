@@ -11,7 +11,8 @@ from .random_agent import CautiousRandomAgent, RandomAgent
 
 def make_agent(spec: str, seed: int) -> Any:
     """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH,
-    learned:PATH, openspiel-ismcts[:SIMS] (needs the openspiel extra)."""
+    learned[:PATH] (a networks checkpoint folder), openspiel-ismcts[:SIMS] (needs the
+    openspiel extra)."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
         return RandomAgent(seed)
@@ -30,14 +31,13 @@ def make_agent(spec: str, seed: int) -> Any:
 
         return PPOAgent(arg or SHIPPED_POLICY, seed=seed)
     if kind == "learned":
-        if not arg:
-            raise ValueError("the learned spec needs a checkpoint folder: learned:PATH")
-        from agents.learned_agent import LearnedAgent
+        from agents.learned_agent import DEFAULT_PATH, LearnedAgent
 
-        return LearnedAgent(arg, seed=seed)
+        return LearnedAgent(arg or DEFAULT_PATH, seed=seed)
     if kind == "openspiel-ismcts":
         from agents.openspiel_agent import OpenSpielISMCTSAgent
 
         return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
     raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
-                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, learned:PATH, openspiel-ismcts[:SIMS])")
+                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, learned[:PATH], "
+                     f"openspiel-ismcts[:SIMS])")

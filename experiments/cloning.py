@@ -36,7 +36,7 @@ import argparse
 import json
 import multiprocessing as mp
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -183,13 +183,26 @@ def play_record(job: tuple[int, str, str, str | None, int]) -> Record:
                   ties, -1 if winner is None else SIDES.index(winner))
 
 
-def play_records(jobs: Sequence[tuple[int, str, str, str | None, int]], workers: int = 2
-                 ) -> list[Record]:
-    """Play the jobs over `workers` processes (results in job order)."""
+def play_records(jobs: Sequence[tuple[int, str, str, str | None, int]], workers: int = 2,
+                 on_record: Callable[[list[Record]], None] | None = None) -> list[Record]:
+    """Play the jobs over `workers` processes (results in job order); `on_record` sees
+    the records so far after every game."""
+    done: list[Record] = []
     if workers <= 1:
-        return [play_record(j) for j in jobs]
-    with mp.get_context("spawn").Pool(workers, initializer=ignore_sigint) as pool:
-        return list(pool.imap(play_record, jobs, chunksize=1))
+        results: Iterable[Record] = map(play_record, jobs)
+        pool = None
+    else:
+        pool = mp.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+        results = pool.imap(play_record, jobs, chunksize=1)
+    try:
+        for rec in results:
+            done.append(rec)
+            if on_record is not None:
+                on_record(done)
+    finally:
+        if pool is not None:
+            pool.terminate()
+    return done
 
 
 def cloning_jobs(games: int, seed0: int = DATA_SEED0) -> list[tuple[int, str, str, None]]:
@@ -426,8 +439,18 @@ class CloningConfig:
                    lr=3e-3, dagger=1, dagger_games=2, dagger_epochs=1, max_decisions=120)
 
 
-def _play(jobs: Sequence[tuple[Any, ...]], cfg: CloningConfig) -> list[Record]:
-    return play_records([(*j, cfg.max_decisions) for j in jobs], cfg.workers)
+def _play(jobs: Sequence[tuple[Any, ...]], cfg: CloningConfig, path: Path,
+          log: Callable[[str], None]) -> list[Record]:
+    """Play the jobs; the records so far are saved to `path` every 10 games."""
+    t0 = time.perf_counter()
+
+    def saved(done: list[Record]) -> None:
+        if len(done) % 10 == 0 or len(done) == len(jobs):
+            save_records(path, done)
+            log(f"{len(done)}/{len(jobs)} games ({time.perf_counter() - t0:.0f} s), "
+                f"saved to {path}")
+
+    return play_records([(*j, cfg.max_decisions) for j in jobs], cfg.workers, saved)
 
 
 def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
@@ -446,9 +469,8 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
         records = load_records(Path(cfg.data))
         log(f"{len(records)} games read from {cfg.data}")
     else:
-        records = _play(cloning_jobs(cfg.games, DATA_SEED0 + cfg.seed * 100_000), cfg)
-        save_records(out / "data.npz", records)
-        log(f"{len(records)} games played in {time.perf_counter() - t0:.0f} s")
+        records = _play(cloning_jobs(cfg.games, DATA_SEED0 + cfg.seed * 100_000), cfg,
+                        out / "data.npz", log)
     facts: dict[str, Any] = {"config": {**cfg.__dict__, "hidden": list(cfg.hidden)},
                              "data_seconds": round(time.perf_counter() - t0, 1)}
     k = len(records) - max(1, int(round(len(records) * cfg.holdout)))
@@ -470,8 +492,8 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
         save_checkpoint(ckpt, net, net_cfg, {"cloning": _summary(facts)})
         t1 = time.perf_counter()
         new = _play(dagger_jobs(cfg.dagger_games, str(ckpt.resolve()),
-                                DAGGER_SEED0 + cfg.seed * 100_000 + 1000 * r), cfg)
-        save_records(out / f"dagger{r}.npz", new)
+                                DAGGER_SEED0 + cfg.seed * 100_000 + 1000 * r), cfg,
+                    out / f"dagger{r}.npz", log)
         rows = replay_rows(new)
         train = Rows.concat([train, rows])
         log(f"DAgger round {r}: {len(new)} games, {len(rows)} new rows labelled by the "
