@@ -132,6 +132,7 @@ class Record:
     labels: np.ndarray  # int16 [decisions], -1 where no heuristic was asked
     ties: dict[int, tuple[int, ...]]  # decision index -> the tied best actions (>= 2)
     winner: int  # 0 usa, 1 china, -1 draw
+    reason: str = ""  # how the game ended ("" if cut short)
 
 
 def make_player(spec: str, seed: int, checkpoint: str | None = None) -> Any:
@@ -178,9 +179,9 @@ def play_record(job: tuple[int, str, str, str | None, int]) -> Record:
         actions.append(a)
         labels.append(label)
         g.step(a)
-    winner = g.result.winner if g.is_over else None
+    winner, reason = g.result if g.is_over else (None, "")
     return Record(seed, (usa, china), np.asarray(actions, np.int16), np.asarray(labels, np.int16),
-                  ties, -1 if winner is None else SIDES.index(winner))
+                  ties, -1 if winner is None else SIDES.index(winner), reason)
 
 
 def play_records(jobs: Sequence[tuple[int, str, str, str | None, int]], workers: int = 2,
@@ -232,15 +233,21 @@ def save_records(path: Path, records: Sequence[Record]) -> None:
             tie_at.append(o + i)
             tie_len.append(len(best))
             tie_act.extend(best)
+    empty = np.zeros(0, np.int16)
+    arrays = {
+        "seed": np.array([r.seed for r in records], np.int64),
+        "agents": np.array([r.agents for r in records], dtype=str).reshape(-1, 2),
+        "winner": np.array([r.winner for r in records], np.int8), "offsets": off,
+        "reason": np.array([r.reason for r in records], dtype=str),
+        "actions": np.concatenate([r.actions for r in records]) if records else empty,
+        "labels": np.concatenate([r.labels for r in records]) if records else empty,
+        "tie_at": np.array(tie_at, np.int64), "tie_len": np.array(tie_len, np.int16),
+        "tie_actions": np.array(tie_act, np.int16)}
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(
-        path, seed=np.array([r.seed for r in records], np.int64),
-        agents=np.array([r.agents for r in records], dtype=str).reshape(-1, 2),
-        winner=np.array([r.winner for r in records], np.int8), offsets=off,
-        actions=np.concatenate([r.actions for r in records]) if records else np.zeros(0, np.int16),
-        labels=np.concatenate([r.labels for r in records]) if records else np.zeros(0, np.int16),
-        tie_at=np.array(tie_at, np.int64), tie_len=np.array(tie_len, np.int16),
-        tie_actions=np.array(tie_act, np.int16))
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    tmp.replace(path)  # a reader never sees half a file
 
 
 def load_records(path: Path) -> list[Record]:
@@ -252,9 +259,11 @@ def load_records(path: Path) -> list[Record]:
     for at, lo, hi in zip(z["tie_at"], starts[:-1], starts[1:], strict=True):
         g = int(np.searchsorted(off, at, side="right")) - 1
         ties[g][int(at - off[g])] = tuple(int(a) for a in z["tie_actions"][lo:hi])
+    reasons = z["reason"] if "reason" in z else [""] * len(ties)
     return [Record(int(s), (str(a[0]), str(a[1])), acts[off[g]:off[g + 1]],
-                   labels[off[g]:off[g + 1]], ties[g], int(w))
-            for g, (s, a, w) in enumerate(zip(z["seed"], z["agents"], z["winner"], strict=True))]
+                   labels[off[g]:off[g + 1]], ties[g], int(w), str(why))
+            for g, (s, a, w, why) in enumerate(zip(z["seed"], z["agents"], z["winner"], reasons,
+                                                    strict=True))]
 
 
 # ----------------------------------------------------------------- training rows
@@ -495,13 +504,17 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
                                 DAGGER_SEED0 + cfg.seed * 100_000 + 1000 * r), cfg,
                     out / f"dagger{r}.npz", log)
         rows = replay_rows(new)
+        before = {k: v for k, v in evaluate_rows(net, rows).items() if k != "rows"}
         train = Rows.concat([train, rows])
         log(f"DAgger round {r}: {len(new)} games, {len(rows)} new rows labelled by the "
-            f"heuristic ({time.perf_counter() - t1:.0f} s); {len(train)} rows in all")
+            f"heuristic ({time.perf_counter() - t1:.0f} s; the net agreed on "
+            f"{before.get('agreement', 0):.3f}); {len(train)} rows in all; the net vs the "
+            f"heuristic: {_net_results(new)}")
         hist = fit(net, train, held_out, cfg.dagger_epochs, cfg.lr / 2, cfg.batch_size,
                    seed=cfg.seed + r, log=log)
         facts["dagger"].append({"round": r, "games": len(new), "new_rows": len(rows),
-                                "net_wins": _net_wins(new), "seconds":
+                                "on_policy_before": before,
+                                "net_vs_heuristic": _net_results(new), "seconds":
                                 round(time.perf_counter() - t1, 1), "history": hist})
     facts["seconds"] = round(time.perf_counter() - t0, 1)
     save_checkpoint(out, net, net_cfg, {"cloning": _summary(facts)})
@@ -510,14 +523,25 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
     return facts
 
 
-def _net_wins(records: Sequence[Record]) -> dict[str, int]:
-    """Results of the net's games against the heuristic, from the net's view."""
-    out = {"win": 0, "draw": 0, "loss": 0}
+def _net_results(records: Sequence[Record]) -> dict[str, Any]:
+    """The net's results against the heuristic (from the net's view) and why it lost."""
+    out: dict[str, Any] = {"win": 0, "draw": 0, "loss": 0, "losses_by_reason": {}}
     for r in records:
         if "heuristic" in r.agents:
             net = r.agents.index("net")
-            out["draw" if r.winner < 0 else "win" if r.winner == net else "loss"] += 1
+            result = "draw" if r.winner < 0 else "win" if r.winner == net else "loss"
+            out[result] += 1
+            if result == "loss":
+                why = loss_cause(r.reason)
+                out["losses_by_reason"][why] = out["losses_by_reason"].get(why, 0) + 1
     return out
+
+
+def loss_cause(reason: str) -> str:
+    """A game-end reason without the side names and numbers (to count causes)."""
+    for side in SIDES:
+        reason = reason.replace(f"{side} ", "")
+    return reason.split(" (")[0].split(" caused")[0]
 
 
 def _summary(facts: dict[str, Any]) -> dict[str, Any]:
