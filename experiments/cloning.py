@@ -210,8 +210,8 @@ def cloning_jobs(games: int, seed0: int = DATA_SEED0) -> list[tuple[int, str, st
     """`games` seeds split by :data:`MIX`, the heuristic on alternate sides."""
     jobs = []
     bounds = np.cumsum([share for *_, share in MIX])
-    for k in range(games):
-        pair = MIX[int(np.searchsorted(bounds, (k % 20 + 0.5) / 20))]
+    for k in range(games):  # games 2j and 2j + 1 are one pairing, sides swapped
+        pair = MIX[int(np.searchsorted(bounds, (k // 2 % 20 + 0.5) / 20))]
         a, b = pair[0], pair[1]
         jobs.append((seed0 + k, a, b, None) if k % 2 == 0 else (seed0 + k, b, a, None))
     return jobs
