@@ -47,6 +47,18 @@ def test_one_warning_when_the_default_is_native_but_not_built(
         Game(0, backend="native")
 
 
+def test_a_core_built_from_other_sources_counts_as_not_built(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stale build (another ABI_VERSION) is not used: the default falls back to Python
+    and asking for native is an ImportError, not a failure deep inside the core."""
+    import evenstar_native
+
+    monkeypatch.setattr(evenstar_native, "ABI_VERSION", native.ABI_VERSION - 1)
+    assert not native.available()
+    with pytest.raises(ImportError, match="native"):
+        Game(0, backend="native")
+
+
 def test_native_is_the_default_and_python_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/native.md: native is the default where the extension is built (rules and
     observations in C++); Python is asked for, and a text log always picks it."""

@@ -21,9 +21,6 @@ from evenstar_env import Game
 from evenstar_env.env.observation import encoder_for
 from evenstar_env.native.batch import NativeBatch
 
-pytestmark = pytest.mark.skipif(not __import__("evenstar_env.native").native.available(),
-                                reason="the native core is not built")
-
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**40), steps=st.integers(0, 600),

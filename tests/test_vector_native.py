@@ -10,10 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evenstar_env.native import available
 from evenstar_env.vector import EvenstarVectorEnv, SelfPlayVectorEnv
-
-pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 
 
 def _same(a: tuple, b: tuple, where: str) -> None:

@@ -21,16 +21,21 @@ BACKENDS = ("python", "native")
 # *Measured*).  EVENSTAR_BACKEND=python overrides it; log=True always picks Python.
 DEFAULT = "native"
 
+# The native/src/cpp/engine.h ABI_VERSION these Python modules speak: a core built from
+# other sources (a stale build) counts as not built.
+ABI_VERSION = 3
+
 _warned = False
 
 
 def core() -> Any | None:
-    """The compiled module, or None when it is not built."""
+    """The compiled module, or None when it is not built (or built from other sources)."""
     try:
         import evenstar_native
     except ImportError:
         return None
-    return evenstar_native
+    return evenstar_native if getattr(evenstar_native, "ABI_VERSION", None) == ABI_VERSION \
+        else None
 
 
 def available() -> bool:
@@ -46,8 +51,9 @@ def default_backend() -> str:
         raise ValueError(f"EVENSTAR_BACKEND must be one of {BACKENDS}, not {want!r}")
     if want == "native" and not available():
         if not _warned:
-            warnings.warn("evenstar: the native core (evenstar_native) is not built; using the "
-                          "Python engine (pip install ./native to build it)", RuntimeWarning,
+            warnings.warn("evenstar: the native core (evenstar_native) is not built (or is "
+                          "built from other sources); using the Python engine (pip install "
+                          "./native to build it)", RuntimeWarning,
                           stacklevel=3)
             _warned = True
         return "python"
