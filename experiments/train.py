@@ -58,8 +58,12 @@ optimizer, league and counters; games in flight are not saved, they start afresh
 **Backends.**  ``--backend local`` runs ``--workers`` rollout workers in this process, one
 after the other; ``--backend ray`` runs them as Ray actors (``--ray-address`` joins a
 cluster, else a local one is started), the evaluation games split among them.  Both give
-the same batches for the same seed.  ``--env-backend`` is passed to the vector env as
-``backend=`` (the native core), unset means the env's default.
+the same batches for the same seed.  ``--overlap`` collects the next batch while the update
+runs (one update stale; the PPO ratio is taken against the policy that collected it): on
+Ray in the actors' processes, locally on one background thread (the update's torch
+kernels release the GIL, the rollout's Python does not, so Ray overlaps better).
+``--env-backend`` is passed to the vector env as ``backend=`` (the native core), unset
+means the env's default.
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -113,7 +118,7 @@ class TrainConfig:
     backend: str = _opt("local", "rollout workers: local (this process) or ray")
     workers: int = _opt(1, "rollout workers, each with --num-envs games")
     overlap: bool = _opt(False, "collect the next batch during the update (one update "
-                                "stale; in parallel with --backend ray)")
+                                "stale), on another core")
     ray_address: str = _opt("", "join this Ray cluster (default: start a local one)")
     env_backend: str = _opt("", "passed to SelfPlayVectorEnv as backend= (unset: default)")
     num_envs: int = _opt(64, "games per worker")
@@ -532,28 +537,38 @@ def _net_config(d: dict[str, Any]) -> NetConfig:
 
 # --------------------------------------------------------------------------- backends
 class LocalWorkers:
-    """Rollout workers in this process, called one after the other."""
+    """Rollout workers in this process, called one after the other; with ``--overlap`` on
+    one background thread (calls run in order, as on a Ray actor), so that a collect runs
+    while the update's torch kernels, which release the GIL, use the other core."""
 
     def __init__(self, cfg: TrainConfig, net_cfg: NetConfig) -> None:
         self.workers = [RolloutWorker(asdict(cfg), asdict(net_cfg), k)
                         for k in range(cfg.workers)]
+        self.thread = ThreadPoolExecutor(1) if cfg.overlap else None
+
+    def _run(self, calls: list[tuple[Any, tuple]]) -> Any:
+        if self.thread is None:
+            return [fn(*a) for fn, a in calls]
+        return [self.thread.submit(fn, *a) for fn, a in calls]
 
     def submit(self, method: str, *args: Any) -> Any:
         """Start ``method(*args)`` on every worker; :meth:`wait` gives the results."""
-        return [getattr(w, method)(*args) for w in self.workers]
+        return self._run([(getattr(w, method), args) for w in self.workers])
 
     def wait(self, handle: Any) -> list[Any]:
-        return handle
+        return handle if self.thread is None else [f.result() for f in handle]
 
     def call(self, method: str, *args: Any) -> list[Any]:
         return self.wait(self.submit(method, *args))
 
     def call_each(self, method: str, args: list[tuple]) -> list[Any]:
         """Worker k runs ``method(*args[k])`` (the first len(args) workers)."""
-        return [getattr(w, method)(*a) for w, a in zip(self.workers[:len(args)], args,
-                                                        strict=True)]
+        return self.wait(self._run([(getattr(w, method), a) for w, a in
+                                    zip(self.workers[:len(args)], args, strict=True)]))
 
     def close(self) -> None:
+        if self.thread is not None:
+            self.thread.shutdown(wait=True, cancel_futures=True)
         self.workers = []
 
 
@@ -932,6 +947,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
     base: dict[str, Any] = dict(SMOKE) if smoke else {}
     if resume:
         path = Path(ns.get("runs_dir", "runs")) / ns.get("name", base.get("name", "ppo"))
+        if not (path / "checkpoints" / "latest" / "state.json").exists():
+            raise SystemExit(f"--resume: {path} holds no checkpoint to continue")
         saved = json.loads((path / "config.json").read_text())
         other = {k: v for k, v in ns.items() if k not in RESUMABLE and v != saved.get(k)}
         if other:
