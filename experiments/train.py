@@ -141,14 +141,15 @@ class TrainConfig:
     scripted_frac: float = _opt(0.05, "share of new games against a scripted agent")
     scripted: str = _opt("heuristic", "scripted opponents, comma-separated agent specs")
     pool_size: int = _opt(8, "most recent snapshots in the league")
-    snapshot_every: int = _opt(10, "updates between snapshots")
+    snapshot_every: int = _opt(20, "updates between snapshots")
     pfsp_power: float = _opt(2.0, "PFSP weight (1 - score)^power + floor")
     pfsp_floor: float = _opt(0.05, "PFSP weight floor")
-    eval_every: int = _opt(10, "updates between evaluations")
+    eval_every: int = _opt(40, "updates between evaluations (20 games vs the heuristic"
+                                   " cost ~25 core-seconds)")
     eval_games: int = _opt(10, "paired seeds per evaluation opponent (2 games each)")
     eval_seed: int = _opt(5000, "first evaluation seed (5000-5099)")
     eval_opponents: str = _opt("heuristic,random", "evaluation opponents (first: best)")
-    checkpoint_every: int = _opt(5, "updates between checkpoints")
+    checkpoint_every: int = _opt(10, "updates between checkpoints")
 
     def check(self) -> None:
         if self.backend not in ("local", "ray"):
