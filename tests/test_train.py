@@ -249,3 +249,19 @@ def test_ray_backend_trains_the_same_network_as_local(tmp_path: Path):
     logs = [list(csv.DictReader((tmp_path / n / "train.csv").open())) for n in ("local", "ray")]
     assert [r["samples"] for r in logs[0]] == [r["samples"] for r in logs[1]]
     assert [r["policy_loss"] for r in logs[0]] == [r["policy_loss"] for r in logs[1]]
+
+
+def test_env_backend_is_passed_through_and_shaping_is_optional(monkeypatch):
+    made = []
+    monkeypatch.setattr(train, "SelfPlayVectorEnv", lambda n, **kw: made.append((n, kw)))
+    train.make_env(TrainConfig(env_backend="native"), 3)
+    train.make_env(TrainConfig(vp_scale=0.0), 2)
+    assert made[0] == (3, {"reward": "vp_diff", "vp_scale": 200.0, "backend": "native"})
+    assert made[1] == (2, {"reward": "win_loss", "vp_scale": 1.0})  # no backend= unless set
+
+
+def test_evaluation_seeds_stay_clear_of_the_arenas():
+    TrainConfig(eval_seed=5090, eval_games=10).check()
+    for seed, games in ((30000, 10), (5095, 10), (4990, 20)):
+        with pytest.raises(ValueError, match="evaluation seeds"):
+            TrainConfig(eval_seed=seed, eval_games=games).check()
