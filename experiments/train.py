@@ -60,8 +60,8 @@ after the other; ``--backend ray`` runs them as Ray actors (``--ray-address`` jo
 cluster, else a local one is started), the evaluation games split among them.  Both give
 the same batches for the same seed.  ``--overlap`` collects the next batch while the update
 runs (one update stale; the PPO ratio is taken against the policy that collected it): on
-Ray in the actors' processes, locally on one background thread (the update's torch
-kernels release the GIL, the rollout's Python does not, so Ray overlaps better).
+Ray the actors' processes run it in parallel with the update; locally only the order
+changes (the same batches as Ray, no speed-up).
 ``--env-backend`` is passed to the vector env as ``backend=`` (the native core), unset
 means the env's default.
 """
@@ -74,7 +74,6 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -118,7 +117,7 @@ class TrainConfig:
     backend: str = _opt("local", "rollout workers: local (this process) or ray")
     workers: int = _opt(1, "rollout workers, each with --num-envs games")
     overlap: bool = _opt(False, "collect the next batch during the update (one update "
-                                "stale), on another core")
+                                "stale; in parallel with --backend ray)")
     ray_address: str = _opt("", "join this Ray cluster (default: start a local one)")
     env_backend: str = _opt("", "passed to SelfPlayVectorEnv as backend= (unset: default)")
     num_envs: int = _opt(64, "games per worker")
@@ -538,38 +537,30 @@ def _net_config(d: dict[str, Any]) -> NetConfig:
 
 # --------------------------------------------------------------------------- backends
 class LocalWorkers:
-    """Rollout workers in this process, called one after the other; with ``--overlap`` on
-    one background thread (calls run in order, as on a Ray actor), so that a collect runs
-    while the update's torch kernels, which release the GIL, use the other core."""
+    """Rollout workers in this process, called one after the other (with ``--overlap``
+    too: the order of the calls changes, not their parallelism; a background thread was
+    measured to gain nothing, the rollout's Python and the update share the GIL)."""
 
     def __init__(self, cfg: TrainConfig, net_cfg: NetConfig) -> None:
         self.workers = [RolloutWorker(asdict(cfg), asdict(net_cfg), k)
                         for k in range(cfg.workers)]
-        self.thread = ThreadPoolExecutor(1) if cfg.overlap else None
-
-    def _run(self, calls: list[tuple[Any, tuple]]) -> Any:
-        if self.thread is None:
-            return [fn(*a) for fn, a in calls]
-        return [self.thread.submit(fn, *a) for fn, a in calls]
 
     def submit(self, method: str, *args: Any) -> Any:
         """Start ``method(*args)`` on every worker; :meth:`wait` gives the results."""
-        return self._run([(getattr(w, method), args) for w in self.workers])
+        return [getattr(w, method)(*args) for w in self.workers]
 
     def wait(self, handle: Any) -> list[Any]:
-        return handle if self.thread is None else [f.result() for f in handle]
+        return handle
 
     def call(self, method: str, *args: Any) -> list[Any]:
         return self.wait(self.submit(method, *args))
 
     def call_each(self, method: str, args: list[tuple]) -> list[Any]:
         """Worker k runs ``method(*args[k])`` (the first len(args) workers)."""
-        return self.wait(self._run([(getattr(w, method), a) for w, a in
-                                    zip(self.workers[:len(args)], args, strict=True)]))
+        return [getattr(w, method)(*a) for w, a in zip(self.workers[:len(args)], args,
+                                                        strict=True)]
 
     def close(self) -> None:
-        if self.thread is not None:
-            self.thread.shutdown(wait=True, cancel_futures=True)
         self.workers = []
 
 
