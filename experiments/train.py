@@ -34,7 +34,8 @@ outweighed the result 5-15 times and the old trainer's policy learned to win VP,
 entropy over the legal actions, value MSE, and ``β·KL(π ‖ π_ref)`` toward the reference
 policy of ``--init`` (the checkpoint the learner starts from, e.g. behaviour cloning), on
 the learner rows only, β annealed linearly from ``--kl-coef`` to ``--kl-coef-final`` over
-the run; no ``--init`` means a fresh network and no KL term.
+the run (``--total-steps`` or ``--minutes``, whichever ends it first); no ``--init`` means
+a fresh network and no KL term.
 
 **League.**  A new game is self-play with probability ``--selfplay-frac``, against a
 scripted agent (``--scripted``) with ``--scripted-frac`` (scripted agents cost ~25 learner
@@ -135,7 +136,8 @@ class TrainConfig:
     gae_lambda: float = _opt(0.95, "GAE lambda")
     vp_scale: float = _opt(200.0, "VP per reward unit of the shaping (0: result only)")
     kl_coef: float = _opt(0.1, "beta of KL(pi||pi_ref) at the start")
-    kl_coef_final: float = _opt(0.01, "beta at the end of --total-steps (linear)")
+    kl_coef_final: float = _opt(0.01, "beta at the end of the run (linear over "
+                                      "--total-steps or --minutes, whichever is shorter)")
     selfplay_frac: float = _opt(0.65, "share of new games in self-play")
     scripted_frac: float = _opt(0.05, "share of new games against a scripted agent")
     scripted: str = _opt("heuristic", "scripted opponents, comma-separated agent specs")
@@ -673,10 +675,13 @@ def explained_variance(batch: dict[str, Any]) -> float:
     return 1.0 - float(np.var(batch["ret"] - batch["value"])) / var if var > 0 else 0.0
 
 
-def beta_at(cfg: TrainConfig, steps: int) -> float:
-    """β annealed linearly from kl_coef to kl_coef_final over total_steps."""
-    f = min(1.0, steps / max(1, cfg.total_steps))
-    return cfg.kl_coef + f * (cfg.kl_coef_final - cfg.kl_coef)
+def beta_at(cfg: TrainConfig, steps: int, minutes: float) -> float:
+    """β annealed linearly from kl_coef to kl_coef_final over the run's length: the share
+    of ``--total-steps`` or of ``--minutes`` done, whichever is further."""
+    f = steps / max(1, cfg.total_steps)
+    if cfg.minutes:
+        f = max(f, minutes / cfg.minutes)
+    return cfg.kl_coef + min(1.0, f) * (cfg.kl_coef_final - cfg.kl_coef)
 
 
 # --------------------------------------------------------------------------- logging
@@ -878,7 +883,9 @@ class Trainer:
                     pending = self.workers.submit("collect", _state_dict(self.net),
                                                   self.league.table(cfg))
                 t_roll = time.perf_counter() - t0
-                beta = beta_at(cfg, self.steps) if self.ref is not None else 0.0
+                self.minutes = (time.perf_counter() - start) / 60
+                beta = (beta_at(cfg, self.steps, self.minutes) if self.ref is not None
+                        else 0.0)
                 t1 = time.perf_counter()
                 stats = ppo_update(self.net, self.opt, batch, self.ref, beta, cfg, self.rng)
                 t_upd = time.perf_counter() - t1

@@ -265,3 +265,13 @@ def test_evaluation_seeds_stay_clear_of_the_arenas():
     for seed, games in ((30000, 10), (5095, 10), (4990, 20)):
         with pytest.raises(ValueError, match="evaluation seeds"):
             TrainConfig(eval_seed=seed, eval_games=games).check()
+
+
+def test_beta_fades_over_steps_or_minutes_whichever_ends_the_run():
+    cfg = TrainConfig(kl_coef=0.1, kl_coef_final=0.01, total_steps=1000, minutes=10.0)
+    assert train.beta_at(cfg, 0, 0.0) == pytest.approx(0.1)
+    assert train.beta_at(cfg, 500, 1.0) == pytest.approx(0.055)  # half the steps
+    assert train.beta_at(cfg, 100, 5.0) == pytest.approx(0.055)  # half the minutes
+    assert train.beta_at(cfg, 5000, 20.0) == pytest.approx(0.01)
+    no_limit = TrainConfig(kl_coef=0.1, kl_coef_final=0.01, total_steps=1000, minutes=0.0)
+    assert train.beta_at(no_limit, 250, 99.0) == pytest.approx(0.0775)
