@@ -712,6 +712,12 @@ class Log:
                     self.tb.add_scalar(f"{prefix}{k}", v, step)
             self.tb.flush()
 
+    def scalars(self, values: dict[str, float], step: int) -> None:
+        """TensorBoard only (e.g. the league's scores, whose names change over a run)."""
+        if self.tb is not None:
+            for k, v in values.items():
+                self.tb.add_scalar(k, v, step)
+
     def plot(self) -> None:
         """eval.png: the learner's score against each evaluation opponent over training."""
         import matplotlib
@@ -836,6 +842,9 @@ class Trainer:
     # -- evaluation
     def evaluate(self) -> None:
         cfg = self.cfg
+        league = ", ".join(f"{k} {v:.2f} ({self.league.games[k]} games)"
+                           for k, v in self.league.scores.items())
+        print(f"  league scores (running, training games): {league}", flush=True)
         seeds = list(range(cfg.eval_seed, cfg.eval_seed + cfg.eval_games))
         k = len(self.workers.workers)
         chunks = [seeds[j::k] for j in range(k)]
@@ -891,6 +900,8 @@ class Trainer:
                 t_upd = time.perf_counter() - t1
                 for name, score in batch["results"]:
                     self.league.record(name, score)
+                self.log.scalars({f"league/{k}": v for k, v in self.league.scores.items()},
+                                 self.steps + len(batch["act"]))
                 n = len(batch["act"])
                 self.update += 1
                 self.steps += n
