@@ -275,3 +275,25 @@ def test_beta_fades_over_steps_or_minutes_whichever_ends_the_run():
     assert train.beta_at(cfg, 5000, 20.0) == pytest.approx(0.01)
     no_limit = TrainConfig(kl_coef=0.1, kl_coef_final=0.01, total_steps=1000, minutes=0.0)
     assert train.beta_at(no_limit, 250, 99.0) == pytest.approx(0.0775)
+
+
+def test_learned_agent_plays_the_best_legal_action(tmp_path: Path):
+    from agents.networks import build_network, save_checkpoint
+
+    cfg = NetConfig.for_content(hidden=(8,))
+    net = build_network(cfg)
+    with torch.no_grad():
+        net.policy.weight.zero_()
+        net.policy.bias.copy_(torch.arange(cfg.n_actions, dtype=torch.float32))
+    save_checkpoint(tmp_path / "ck", net, cfg)
+    obs = np.zeros(cfg.obs_size, dtype=np.float32)
+    mask = np.zeros(cfg.n_actions, dtype=bool)
+    mask[[3, 10, 20]] = True  # the best action overall (the last) is illegal
+    greedy = LearnedAgent(tmp_path / "ck", greedy=True, seed=0)
+    assert greedy.act(obs, mask) == 20
+    assert greedy.act({"observation": obs}, mask) == 20
+    sampled = LearnedAgent(tmp_path / "ck", greedy=False, seed=0)
+    picks = {sampled.act(obs, mask) for _ in range(50)}
+    assert picks <= {3, 10, 20} and 20 in picks
+    with pytest.raises(ValueError, match="needs an observation or the game"):
+        greedy.act(None, mask)
