@@ -48,7 +48,8 @@ group the opponent is drawn by prioritised fictitious self-play: weight
 ``--eval-opponents`` agent on paired seeds from ``--eval-seed`` (5000-5099; the arena
 reports on 30000+ and 40000+, never used here), both sides of every seed; written to
 ``eval.csv``, TensorBoard (``tb/``) and ``eval.png``.  The checkpoint with the best score
-against the first evaluation opponent is kept as ``checkpoints/best``.
+against the first evaluation opponent (ties: the best mean over all of them) is kept as
+``checkpoints/best``.
 
 **Outputs** (``runs/NAME/``): ``config.json``, ``train.csv`` (losses, KL, β, throughput and
 its split), ``eval.csv``, ``eval.png``, ``tb/``, ``checkpoints/latest`` and ``best``
@@ -849,7 +850,8 @@ class Trainer:
         k = len(self.workers.workers)
         chunks = [seeds[j::k] for j in range(k)]
         state = _state_dict(self.net)
-        for n, spec in enumerate(filter(None, cfg.eval_opponents.split(","))):
+        scores = []
+        for spec in filter(None, cfg.eval_opponents.split(",")):
             recs = [r for part in self.workers.call_each(
                 "evaluate", [(state, spec, c) for c in chunks if c]) for r in part]
             score = float(np.mean([r["score"] for r in recs]))
@@ -866,9 +868,12 @@ class Trainer:
                 "score_china": round(float(by_side[1]), 4)}, self.steps, f"eval/{spec}/")
             print(f"  eval vs {spec}: {wins}W {draws}D {len(recs) - wins - draws}L "
                   f"score {score:.3f} [{lo:.2f}, {hi:.2f}]", flush=True)
-            if n == 0 and score > self.best:
-                self.best = score
-                self.save("best")
+            scores.append(score)
+        # Best: the score against the first opponent, ties broken by the mean over all.
+        key = scores[0] + 1e-3 * float(np.mean(scores)) if scores else -1.0
+        if key > self.best:
+            self.best = key
+            self.save("best")
         self.log.plot()
 
     # -- the loop
