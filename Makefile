@@ -31,7 +31,8 @@ demo: setup
 TRAIN_MINUTES ?= 70
 train: setup
 	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp
-	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp --minutes $(TRAIN_MINUTES)
+	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp --minutes $(TRAIN_MINUTES) \
+		--backend ray --overlap
 
 train-smoke: setup
 	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke

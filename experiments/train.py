@@ -34,7 +34,8 @@ outweighed the result 5-15 times and the old trainer's policy learned to win VP,
 entropy over the legal actions, value MSE, and ``β·KL(π ‖ π_ref)`` toward the reference
 policy of ``--init`` (the checkpoint the learner starts from, e.g. behaviour cloning), on
 the learner rows only, β annealed linearly from ``--kl-coef`` to ``--kl-coef-final`` over
-the run; no ``--init`` means a fresh network and no KL term.
+the run (``--total-steps`` or ``--minutes``, whichever ends it first); no ``--init`` means
+a fresh network and no KL term.
 
 **League.**  A new game is self-play with probability ``--selfplay-frac``, against a
 scripted agent (``--scripted``) with ``--scripted-frac`` (scripted agents cost ~25 learner
@@ -47,7 +48,8 @@ group the opponent is drawn by prioritised fictitious self-play: weight
 ``--eval-opponents`` agent on paired seeds from ``--eval-seed`` (5000-5099; the arena
 reports on 30000+ and 40000+, never used here), both sides of every seed; written to
 ``eval.csv``, TensorBoard (``tb/``) and ``eval.png``.  The checkpoint with the best score
-against the first evaluation opponent is kept as ``checkpoints/best``.
+against the first evaluation opponent (ties: the best mean over all of them) is kept as
+``checkpoints/best``.
 
 **Outputs** (``runs/NAME/``): ``config.json``, ``train.csv`` (losses, KL, β, throughput and
 its split), ``eval.csv``, ``eval.png``, ``tb/``, ``checkpoints/latest`` and ``best``
@@ -58,8 +60,12 @@ optimizer, league and counters; games in flight are not saved, they start afresh
 **Backends.**  ``--backend local`` runs ``--workers`` rollout workers in this process, one
 after the other; ``--backend ray`` runs them as Ray actors (``--ray-address`` joins a
 cluster, else a local one is started), the evaluation games split among them.  Both give
-the same batches for the same seed.  ``--env-backend`` is passed to the vector env as
-``backend=`` (the native core), unset means the env's default.
+the same batches for the same seed.  ``--overlap`` collects the next batch while the update
+runs (one update stale; the PPO ratio is taken against the policy that collected it): on
+Ray the actors' processes run it in parallel with the update; locally only the order
+changes (the same batches as Ray, no speed-up).
+``--env-backend`` is passed to the vector env as ``backend=`` (the native core), unset
+means the env's default.
 """
 
 from __future__ import annotations
@@ -131,19 +137,21 @@ class TrainConfig:
     gae_lambda: float = _opt(0.95, "GAE lambda")
     vp_scale: float = _opt(200.0, "VP per reward unit of the shaping (0: result only)")
     kl_coef: float = _opt(0.1, "beta of KL(pi||pi_ref) at the start")
-    kl_coef_final: float = _opt(0.01, "beta at the end of --total-steps (linear)")
+    kl_coef_final: float = _opt(0.01, "beta at the end of the run (linear over "
+                                      "--total-steps or --minutes, whichever is shorter)")
     selfplay_frac: float = _opt(0.65, "share of new games in self-play")
     scripted_frac: float = _opt(0.05, "share of new games against a scripted agent")
     scripted: str = _opt("heuristic", "scripted opponents, comma-separated agent specs")
     pool_size: int = _opt(8, "most recent snapshots in the league")
-    snapshot_every: int = _opt(10, "updates between snapshots")
+    snapshot_every: int = _opt(20, "updates between snapshots")
     pfsp_power: float = _opt(2.0, "PFSP weight (1 - score)^power + floor")
     pfsp_floor: float = _opt(0.05, "PFSP weight floor")
-    eval_every: int = _opt(10, "updates between evaluations")
+    eval_every: int = _opt(40, "updates between evaluations (20 games vs the heuristic"
+                                   " cost ~25 core-seconds)")
     eval_games: int = _opt(10, "paired seeds per evaluation opponent (2 games each)")
     eval_seed: int = _opt(5000, "first evaluation seed (5000-5099)")
     eval_opponents: str = _opt("heuristic,random", "evaluation opponents (first: best)")
-    checkpoint_every: int = _opt(5, "updates between checkpoints")
+    checkpoint_every: int = _opt(10, "updates between checkpoints")
 
     def check(self) -> None:
         if self.backend not in ("local", "ray"):
@@ -532,7 +540,9 @@ def _net_config(d: dict[str, Any]) -> NetConfig:
 
 # --------------------------------------------------------------------------- backends
 class LocalWorkers:
-    """Rollout workers in this process, called one after the other."""
+    """Rollout workers in this process, called one after the other (with ``--overlap``
+    too: the order of the calls changes, not their parallelism; a background thread was
+    measured to gain nothing, the rollout's Python and the update share the GIL)."""
 
     def __init__(self, cfg: TrainConfig, net_cfg: NetConfig) -> None:
         self.workers = [RolloutWorker(asdict(cfg), asdict(net_cfg), k)
@@ -666,10 +676,13 @@ def explained_variance(batch: dict[str, Any]) -> float:
     return 1.0 - float(np.var(batch["ret"] - batch["value"])) / var if var > 0 else 0.0
 
 
-def beta_at(cfg: TrainConfig, steps: int) -> float:
-    """β annealed linearly from kl_coef to kl_coef_final over total_steps."""
-    f = min(1.0, steps / max(1, cfg.total_steps))
-    return cfg.kl_coef + f * (cfg.kl_coef_final - cfg.kl_coef)
+def beta_at(cfg: TrainConfig, steps: int, minutes: float) -> float:
+    """β annealed linearly from kl_coef to kl_coef_final over the run's length: the share
+    of ``--total-steps`` or of ``--minutes`` done, whichever is further."""
+    f = steps / max(1, cfg.total_steps)
+    if cfg.minutes:
+        f = max(f, minutes / cfg.minutes)
+    return cfg.kl_coef + min(1.0, f) * (cfg.kl_coef_final - cfg.kl_coef)
 
 
 # --------------------------------------------------------------------------- logging
@@ -699,6 +712,12 @@ class Log:
                 if isinstance(v, (int, float)) and k not in ("update", "learner_steps"):
                     self.tb.add_scalar(f"{prefix}{k}", v, step)
             self.tb.flush()
+
+    def scalars(self, values: dict[str, float], step: int) -> None:
+        """TensorBoard only (e.g. the league's scores, whose names change over a run)."""
+        if self.tb is not None:
+            for k, v in values.items():
+                self.tb.add_scalar(k, v, step)
 
     def plot(self) -> None:
         """eval.png: the learner's score against each evaluation opponent over training."""
@@ -824,11 +843,15 @@ class Trainer:
     # -- evaluation
     def evaluate(self) -> None:
         cfg = self.cfg
+        league = ", ".join(f"{k} {v:.2f} ({self.league.games[k]} games)"
+                           for k, v in self.league.scores.items())
+        print(f"  league scores (running, training games): {league}", flush=True)
         seeds = list(range(cfg.eval_seed, cfg.eval_seed + cfg.eval_games))
         k = len(self.workers.workers)
         chunks = [seeds[j::k] for j in range(k)]
         state = _state_dict(self.net)
-        for n, spec in enumerate(filter(None, cfg.eval_opponents.split(","))):
+        scores = []
+        for spec in filter(None, cfg.eval_opponents.split(",")):
             recs = [r for part in self.workers.call_each(
                 "evaluate", [(state, spec, c) for c in chunks if c]) for r in part]
             score = float(np.mean([r["score"] for r in recs]))
@@ -845,9 +868,12 @@ class Trainer:
                 "score_china": round(float(by_side[1]), 4)}, self.steps, f"eval/{spec}/")
             print(f"  eval vs {spec}: {wins}W {draws}D {len(recs) - wins - draws}L "
                   f"score {score:.3f} [{lo:.2f}, {hi:.2f}]", flush=True)
-            if n == 0 and score > self.best:
-                self.best = score
-                self.save("best")
+            scores.append(score)
+        # Best: the score against the first opponent, ties broken by the mean over all.
+        key = scores[0] + 1e-3 * float(np.mean(scores)) if scores else -1.0
+        if key > self.best:
+            self.best = key
+            self.save("best")
         self.log.plot()
 
     # -- the loop
@@ -871,12 +897,16 @@ class Trainer:
                     pending = self.workers.submit("collect", _state_dict(self.net),
                                                   self.league.table(cfg))
                 t_roll = time.perf_counter() - t0
-                beta = beta_at(cfg, self.steps) if self.ref is not None else 0.0
+                self.minutes = (time.perf_counter() - start) / 60
+                beta = (beta_at(cfg, self.steps, self.minutes) if self.ref is not None
+                        else 0.0)
                 t1 = time.perf_counter()
                 stats = ppo_update(self.net, self.opt, batch, self.ref, beta, cfg, self.rng)
                 t_upd = time.perf_counter() - t1
                 for name, score in batch["results"]:
                     self.league.record(name, score)
+                self.log.scalars({f"league/{k}": v for k, v in self.league.scores.items()},
+                                 self.steps + len(batch["act"]))
                 n = len(batch["act"])
                 self.update += 1
                 self.steps += n
@@ -932,6 +962,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
     base: dict[str, Any] = dict(SMOKE) if smoke else {}
     if resume:
         path = Path(ns.get("runs_dir", "runs")) / ns.get("name", base.get("name", "ppo"))
+        if not (path / "checkpoints" / "latest" / "state.json").exists():
+            raise SystemExit(f"--resume: {path} holds no checkpoint to continue")
         saved = json.loads((path / "config.json").read_text())
         other = {k: v for k, v in ns.items() if k not in RESUMABLE and v != saved.get(k)}
         if other:

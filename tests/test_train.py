@@ -249,3 +249,51 @@ def test_ray_backend_trains_the_same_network_as_local(tmp_path: Path):
     logs = [list(csv.DictReader((tmp_path / n / "train.csv").open())) for n in ("local", "ray")]
     assert [r["samples"] for r in logs[0]] == [r["samples"] for r in logs[1]]
     assert [r["policy_loss"] for r in logs[0]] == [r["policy_loss"] for r in logs[1]]
+
+
+def test_env_backend_is_passed_through_and_shaping_is_optional(monkeypatch):
+    made = []
+    monkeypatch.setattr(train, "SelfPlayVectorEnv", lambda n, **kw: made.append((n, kw)))
+    train.make_env(TrainConfig(env_backend="native"), 3)
+    train.make_env(TrainConfig(vp_scale=0.0), 2)
+    assert made[0] == (3, {"reward": "vp_diff", "vp_scale": 200.0, "backend": "native"})
+    assert made[1] == (2, {"reward": "win_loss", "vp_scale": 1.0})  # no backend= unless set
+
+
+def test_evaluation_seeds_stay_clear_of_the_arenas():
+    TrainConfig(eval_seed=5090, eval_games=10).check()
+    for seed, games in ((30000, 10), (5095, 10), (4990, 20)):
+        with pytest.raises(ValueError, match="evaluation seeds"):
+            TrainConfig(eval_seed=seed, eval_games=games).check()
+
+
+def test_beta_fades_over_steps_or_minutes_whichever_ends_the_run():
+    cfg = TrainConfig(kl_coef=0.1, kl_coef_final=0.01, total_steps=1000, minutes=10.0)
+    assert train.beta_at(cfg, 0, 0.0) == pytest.approx(0.1)
+    assert train.beta_at(cfg, 500, 1.0) == pytest.approx(0.055)  # half the steps
+    assert train.beta_at(cfg, 100, 5.0) == pytest.approx(0.055)  # half the minutes
+    assert train.beta_at(cfg, 5000, 20.0) == pytest.approx(0.01)
+    no_limit = TrainConfig(kl_coef=0.1, kl_coef_final=0.01, total_steps=1000, minutes=0.0)
+    assert train.beta_at(no_limit, 250, 99.0) == pytest.approx(0.0775)
+
+
+def test_learned_agent_plays_the_best_legal_action(tmp_path: Path):
+    from agents.networks import build_network, save_checkpoint
+
+    cfg = NetConfig.for_content(hidden=(8,))
+    net = build_network(cfg)
+    with torch.no_grad():
+        net.policy.weight.zero_()
+        net.policy.bias.copy_(torch.arange(cfg.n_actions, dtype=torch.float32))
+    save_checkpoint(tmp_path / "ck", net, cfg)
+    obs = np.zeros(cfg.obs_size, dtype=np.float32)
+    mask = np.zeros(cfg.n_actions, dtype=bool)
+    mask[[3, 10, 20]] = True  # the best action overall (the last) is illegal
+    greedy = LearnedAgent(tmp_path / "ck", greedy=True, seed=0)
+    assert greedy.act(obs, mask) == 20
+    assert greedy.act({"observation": obs}, mask) == 20
+    sampled = LearnedAgent(tmp_path / "ck", greedy=False, seed=0)
+    picks = {sampled.act(obs, mask) for _ in range(50)}
+    assert picks <= {3, 10, 20} and 20 in picks
+    with pytest.raises(ValueError, match="needs an observation or the game"):
+        greedy.act(None, mask)
