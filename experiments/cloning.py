@@ -437,7 +437,7 @@ class CloningConfig:
     net: str = "mlp"
     hidden: tuple[int, ...] = (512, 512)
     epochs: int = 10
-    lr: float = 5e-4
+    lr: float = 1e-3
     batch_size: int = 512
     dagger: int = 1
     dagger_games: int = 40
