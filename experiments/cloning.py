@@ -298,6 +298,7 @@ class Rows:
 
 def replay_rows(records: Sequence[Record]) -> Rows:
     """Replay the records and encode every labelled decision with >= 2 legal actions."""
+    blocks: list[sparse.csr_matrix] = []  # the observations, 1024 rows a block
     obs, masks, labels, values, kinds = [], [], [], [], []
     t_rows, t_cols, t_vals = [], [], []
     kind_index = {k: i for i, k in enumerate(DECISION_KINDS)}
@@ -314,7 +315,10 @@ def replay_rows(records: Sequence[Record]) -> Rows:
                 t_rows += [len(labels)] * len(best)
                 t_cols += best
                 t_vals += [1.0 / len(best)] * len(best)
-                obs.append(sparse.csr_matrix(enc.encode(g._m, p)[None]))
+                obs.append(enc.encode(g._m, p))
+                if len(obs) == 1024:
+                    blocks.append(sparse.csr_matrix(np.stack(obs)))
+                    obs.clear()
                 masks.append(mask)
                 labels.append(label)
                 values.append(0.0 if r.winner < 0 else (1.0 if r.winner == p else -1.0))
@@ -322,8 +326,8 @@ def replay_rows(records: Sequence[Record]) -> Rows:
             g.step(a)
     n, size = len(labels), encoder_for(Game(0).content).size
     n_actions = masks[0].size if masks else Game(0).num_actions
-    return Rows(sparse.vstack(obs, format="csr", dtype=np.float32) if obs
-                else sparse.csr_matrix((0, size), dtype=np.float32),
+    blocks.append(sparse.csr_matrix(np.stack(obs) if obs else np.zeros((0, size), np.float32)))
+    return Rows(sparse.vstack(blocks, format="csr", dtype=np.float32),
                 np.asarray(masks, bool).reshape(n, n_actions),
                 sparse.csr_matrix((np.asarray(t_vals, np.float32), (t_rows, t_cols)),
                                   shape=(n, n_actions)),
@@ -433,7 +437,7 @@ class CloningConfig:
     net: str = "mlp"
     hidden: tuple[int, ...] = (512, 512)
     epochs: int = 10
-    lr: float = 5e-4
+    lr: float = 1e-3
     batch_size: int = 512
     dagger: int = 1
     dagger_games: int = 40
