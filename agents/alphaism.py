@@ -27,7 +27,8 @@ availability counts); what changes is how it is steered and scored:
 Which decisions the tree branches on follows ISMCTS: only the strategic ones (card,
 mode, headline, modifiers, spends, options...).  Each point of influence and each
 target inside a simulation is taken by :class:`FastPolicy`; at the root they are the
-network's arg-max.  Branching on every point of influence would make the tree several
+network's arg-max (``fine="network"``) or the heuristic's look-ahead as in ISMCTS
+(``fine="heuristic"``).  Branching on every point of influence would make the tree several
 levels deep per card play, so that a budget of a few hundred simulations would not
 reach the opponent's answer; keeping the split also makes the comparison with plain
 ISMCTS one of guidance and evaluation only.  Scoring cards that must be played now
@@ -52,6 +53,7 @@ from evenstar_env.engine.constants import SIDES
 from evenstar_env.env.observation import encoder_for
 
 from .fast_policy import FastPolicy
+from .heuristic import HeuristicAgent
 from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
 from .networks import CheckpointError, load_checkpoint
 
@@ -91,13 +93,16 @@ class AlphaISMCTSAgent:
     def __init__(self, network: torch.nn.Module, simulations: int | None = 200,
                  seconds: float | None = None, c_puct: float = 1.5, rollout_mix: float = 0.0,
                  batch: int = 8, rollout_depth: int = 80, eval_scale: float = 15.0,
-                 seed: int | None = None) -> None:
+                 fine: str = "network", seed: int | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("alphaism needs a budget: simulations or seconds")
         if not 0.0 <= rollout_mix <= 1.0:
             raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
         if batch < 1:
             raise ValueError(f"batch must be >= 1, got {batch}")
+        if fine not in ("network", "heuristic"):
+            raise ValueError(f"fine must be 'network' or 'heuristic', got {fine!r}")
+        self.fine_by = fine
         self.net = network.eval()
         self.simulations, self.seconds = simulations, seconds
         self.c, self.rollout_mix, self.batch = c_puct, rollout_mix, batch
@@ -122,6 +127,8 @@ class AlphaISMCTSAgent:
         """Start afresh, as if built with `seed` (the envs call it at every reset)."""
         self.rng = np.random.default_rng(seed)
         self.policy = FastPolicy(int(self.rng.integers(2**31)))
+        self.fine = (HeuristicAgent(int(self.rng.integers(2**31)))
+                     if self.fine_by == "heuristic" else None)
 
     # ------------------------------------------------------------ network
     def _encode(self, g: Game, side: str) -> np.ndarray:
@@ -160,6 +167,8 @@ class AlphaISMCTSAgent:
             logits, _ = self._forward([self._encode(game, me)])
             root_prior = self._priors(logits[0], legal)
             if game.decision.kind in FINE_KINDS:
+                if self.fine is not None:
+                    return self.fine.act(observation, action_mask, game)
                 return max(root_prior, key=root_prior.__getitem__)
             root = self.search(game, root_prior)
         finally:

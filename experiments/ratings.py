@@ -16,6 +16,7 @@ replaces the README's table between :data:`BEGIN` and :data:`END`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections import Counter
@@ -118,8 +119,9 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["", f"Round robin on paired seeds {cfg['seed0']}–"
               f"{cfg['seed0'] + cfg['games_per_pairing'] - 1} (each played with both sides), "
               f"openskill {cfg['openskill']} Plackett-Luce, rated in seed order; "
-              f"{cfg['played']} games played in {cfg['seconds']:.0f} s wall "
-              f"({cfg['reused']} reused from the results folder). Reproduce or extend "
+              f"{cfg['played'] + cfg['reused']} games ({cfg['reused']} of them kept from "
+              f"earlier runs), {cfg['seconds']:.0f} s of wall time in the runs that played "
+              "them. Reproduce or extend "
               "(add agents; games already played are kept):", "", "```bash",
               cfg["command"] + " --readme README.md", "```"]
     return "\n".join(lines) + "\n"
@@ -155,12 +157,16 @@ def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0
     t0 = time.perf_counter()
     played = {_key(r): r for r in run_games(todo, workers, progress, backend, ray_address)}
     seconds = time.perf_counter() - t0
+    if len(todo) < len(jobs) and (out / "ratings.json").is_file():  # the earlier runs' time
+        with contextlib.suppress(ValueError, KeyError, TypeError):  # unreadable: not counted
+            seconds += float(json.loads((out / "ratings.json").read_text())["config"]["seconds"])
     records = [known.get(_key(j)) or played[_key(j)] for j in jobs]
     summary = summarise(records)
     result = {"ratings": rate(records, specs), "pairwise": pairwise(records, specs),
               "config": {"agents": specs, "games_per_pairing": games, "seed0": seed0,
                          "played": len(todo), "reused": len(jobs) - len(todo),
-                         "seconds": seconds, "backend": backend,
+                         "seconds": seconds,  # wall time of the runs that played them
+                         "backend": backend,
                          "openskill": version("openskill"),
                          "command": command_line(specs, games, seed0)}}
     summary["ratings"] = {r["agent"]: {k: r[k] for k in ("mu", "sigma", "ordinal")}

@@ -48,7 +48,8 @@ def play(ag, g: Game, decisions: int) -> list[int]:
 
 def test_only_legal_actions(random_net) -> None:
     assert len(play(agent(random_net), Game(0), 80)) == 80
-    assert len(play(agent(random_net, rollout_mix=0.5, batch=1), Game(1), 30)) == 30
+    assert len(play(agent(random_net, rollout_mix=0.5, batch=1, fine="heuristic"), Game(1),
+                    30)) == 30
 
 
 def test_deterministic_for_a_seed(random_net) -> None:
@@ -146,6 +147,14 @@ def test_spec_loads_a_checkpoint_and_names_a_missing_one(cfg, random_net, tmp_pa
         make_agent(f"alphaism:16:{tmp_path / 'absent'}", 0)
     with pytest.raises(ValueError, match="SIMS must be"):
         make_agent(f"alphaism:lots:{tmp_path / 'net'}", 0)
+    tuned = make_agent(f"alphaism:0.2s,fine=heuristic,mix=0.5,c=2,batch=2:{tmp_path / 'net'}",
+                       1)
+    assert (tuned.seconds, tuned.fine_by, tuned.rollout_mix, tuned.c, tuned.batch) == (
+        0.2, "heuristic", 0.5, 2.0, 2)
+    for bad, message in (("8,depth=3", "unknown setting"), ("8,mix=lots", "mix must be"),
+                         ("8,mix=2", "rollout_mix must be"), ("8,fine=oracle", "fine must")):
+        with pytest.raises(ValueError, match=message):
+            make_agent(f"alphaism:{bad}:{tmp_path / 'net'}", 0)
 
 
 def test_time_budget_is_kept(random_net) -> None:
