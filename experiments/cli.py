@@ -301,5 +301,29 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
                   "and plots")
 
 
+@command
+def skill_curve(agents: Annotated[list[str], typer.Argument(help="each plays itself; "
+                                                            + AGENT_SPECS)],
+                games: Annotated[int, typer.Option(min=1, help="seeds per agent (the same "
+                                                   "seeds for every agent)")] = 400,
+                seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
+                workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
+                runs: Annotated[Path, typer.Option(help="where the games are kept (resumed)")]
+                = Path("results/skill_curve")) -> None:
+    """US win rate of the shipped rules in self-play per agent: adds or replaces each agent's
+    row in docs/data/skill_curve.json, the table in docs/balance.md and the plot."""
+    from experiments import skill_curve as sc
+
+    _check_agents(agents, "AGENTS")
+    _output_dir(runs)
+    try:
+        rows = sc.run(agents, games, seed0=seed, workers=workers, runs=runs)
+    except ValueError as exc:  # docs/balance.md without the table's markers
+        fail(str(exc))
+    console.print(sc.table(rows), highlight=False, soft_wrap=True)
+    console.print(f"wrote {escape(str(sc.DATA))}, {escape(str(sc.DOC))} and "
+                  f"{escape(str(sc.PLOT))}")
+
+
 if __name__ == "__main__":
     app()
