@@ -50,17 +50,23 @@ class NetConfig:
                    content=fingerprint(c), **kw)
 
 
+def dense_stack(width: int, hidden: tuple[int, ...],
+                activation: Callable[[], nn.Module]) -> tuple[nn.Sequential, int]:
+    """Linear layers of the `hidden` widths from `width` inputs, each followed by
+    `activation`; and the width of the output."""
+    layers: list[nn.Module] = []
+    for h in hidden:
+        layers += [nn.Linear(width, h), activation()]
+        width = h
+    return nn.Sequential(*layers), width
+
+
 class MLPPolicyValue(nn.Module):
     """A shared tanh MLP body with a policy head and a value head."""
 
     def __init__(self, cfg: NetConfig, content: Content | None = None) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        width = cfg.obs_size
-        for h in cfg.hidden:
-            layers += [nn.Linear(width, h), nn.Tanh()]
-            width = h
-        self.body = nn.Sequential(*layers)
+        self.body, width = dense_stack(cfg.obs_size, cfg.hidden, nn.Tanh)
         self.policy = nn.Linear(width, cfg.n_actions)
         self.value = nn.Linear(width, 1)
         nn.init.orthogonal_(self.policy.weight, gain=0.01)
@@ -135,12 +141,7 @@ class StructuredPolicyValue(nn.Module):
         self.card_in = nn.Linear(card.shape[1], d)
         self.card_id = nn.Embedding(c.nc, d)
         self.card_out = nn.Linear(d, d)
-        layers: list[nn.Module] = []
-        width = rest.numel() + 4 * d
-        for h in cfg.hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = dense_stack(rest.numel() + 4 * d, cfg.hidden, nn.ReLU)
         self.policy = nn.Linear(width, cfg.n_actions)
         self.value = nn.Linear(width, 1)
         self.country_query = nn.Linear(width, d)
