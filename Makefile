@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-slow test-oldest test-native test-asan bench bench-agents bench-native lint clean
+.PHONY: setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,8 +25,21 @@ setup: $(VENV)/.installed
 demo: setup
 	$(BIN)/python -m experiments.demo --games 200 --out results/demo
 
-# The suite on the default backend (the Python engine; the differential tests play both),
-# then the rule, card and API tests again on the native core (docs/native.md).
+# The learned agent from scratch (docs/agents.md, "Training"): data generation, behaviour
+# cloning and DAgger of the heuristic (experiments/cloning.py), then batched PPO self-play
+# from the cloned policy with a fading KL term toward it (experiments/train.py).
+TRAIN_MINUTES ?= 70
+train: setup
+	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp
+	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp --minutes $(TRAIN_MINUTES) \
+		--backend ray --overlap
+
+train-smoke: setup
+	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke
+	$(BIN)/python -m experiments.train --smoke --init runs/cloning/smoke
+
+# The suite on the default backend (the native core where built; the differential tests
+# play both), then the rule, card and API tests again on the Python engine (docs/native.md).
 RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_r22_r26.py tests/test_rulebook_examples.py \
 	tests/test_cards_early.py tests/test_cards_mid.py tests/test_cards_late.py \
 	tests/test_history_cards.py tests/test_history_mid.py tests/test_history_late.py \
@@ -34,14 +47,17 @@ RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_
 
 test: setup
 	$(BIN)/python -m pytest -q -n 2
-	EVENSTAR_BACKEND=native $(BIN)/python -m pytest -q -n 2 $(RULE_TESTS)
+	EVENSTAR_BACKEND=python $(BIN)/python -m pytest -q -n 2 $(RULE_TESTS)
 
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow
 
-# The whole suite with the native core as the default backend (docs/native.md).
+# The whole suite on each backend as the default (docs/native.md).
 test-native: setup
 	EVENSTAR_BACKEND=native $(BIN)/python -m pytest -q -n 2
+
+test-python: setup
+	EVENSTAR_BACKEND=python $(BIN)/python -m pytest -q -n 2
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the native core, run on
 # lockstep games against the Python engine (docs/native.md).

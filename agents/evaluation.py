@@ -1,6 +1,15 @@
-"""A static evaluation of a position for one side, shared by the heuristic and search agents."""
+"""A static evaluation of a position for one side, shared by the heuristic and search agents.
+
+On a native game (``backend="native"``) `evaluate` and `action_values` run in C++
+(native/src/cpp/agents.cpp, the same operations in the same order, so the same
+float bits; tests/test_native_agents.py checks it); the weights below are handed
+over, never written twice.
+"""
 
 from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +43,44 @@ def scoring_overhang(g: Game, p: int) -> int:
     return max(0, held - left + 1) if g.phase in ("action", "headline") else 0
 
 
+SIDE = {"usa": 0, "china": 1}
+
+
+@lru_cache(maxsize=1)
+def native_weights() -> Any:
+    """The weights above as the native core's EvalWeights."""
+    from evenstar_env.native import core
+
+    return core().EvalWeights([WIN, W_VP, W_REGION, W_SUBREGION, W_LEVEL, W_DANGER,
+                               W_RESERVES, W_TECH, W_BG_INFLUENCE, W_HELD_SCORING])
+
+
 def evaluate(g: Game, side: str) -> float:
     """Higher is better for `side`; a won game is +WIN, a lost one -WIN, a draw 0."""
+    if g.backend == "native":
+        from evenstar_env.native import core
+
+        return core().evaluate(g._engine, SIDE[side], native_weights())
+    return evaluate_python(g, side)
+
+
+def action_values(g: Game, side: str, actions: list[int]) -> np.ndarray:
+    """`evaluate(side)` after each of `actions` (legal now), each on its own copy of `g`."""
+    if g.backend == "native":
+        from evenstar_env.native import core
+
+        return core().action_values(g._engine, SIDE[side], np.asarray(actions, dtype=np.int64),
+                                    native_weights())
+    values = []
+    for a in actions:
+        sim = g.clone()
+        sim.step(a)
+        values.append(evaluate(sim, side))
+    return np.asarray(values, dtype=np.float64)
+
+
+def evaluate_python(g: Game, side: str) -> float:
+    """`evaluate` in Python, on any backend (the reference of the C++ one)."""
     if g.is_over:
         w = g.result.winner
         return 0.0 if w is None else (WIN if w == side else -WIN)

@@ -2,8 +2,12 @@
 
 Country choices are scored in one vectorised pass: a point that gains or
 breaks control counts most, battlegrounds and countries next to the enemy
-superpower more than others.  Other choices follow the cautious-random rules
-(scoring cards first, never an ops realignment).
+superpower more than others (ties broken at random).  Other choices follow the
+cautious-random rules (scoring cards first, never an ops realignment).
+
+Its random draws come from a SplitMix64 stream (``self.rng``, the engine's `Rng`):
+on a native game the same policy runs in C++ (native/src/cpp/agents.cpp) on the
+same stream, so both backends choose the same actions.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import numpy as np
 
 from evenstar_env import Game
 from evenstar_env.engine.board import controllers
+from evenstar_env.engine.rng import Rng
 
 COUNTRY_KINDS = ("place", "influence", "realign", "trade")
 
@@ -27,12 +32,19 @@ class FastPolicy:
         self.reseed(seed)
 
     def reseed(self, seed: int | None) -> None:
-        """Start afresh, as if built with `seed`."""
-        self.rng = np.random.default_rng(seed)
+        """Start afresh, as if built with `seed` (None: fresh entropy)."""
+        if seed is None:
+            seed = int(np.random.default_rng().bit_generator.random_raw())
+        self.rng = Rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
         if game is None:
             raise ValueError("FastPolicy needs the game")
+        if game.backend == "native":  # the same policy in C++, on the same stream
+            from evenstar_env.native import core
+
+            a, self.rng.state = core().fast_policy_act(game._engine, self.rng.state)
+            return a
         legal = np.flatnonzero(action_mask)
         d = game.decision
         if d.kind in COUNTRY_KINDS:
@@ -46,7 +58,7 @@ class FastPolicy:
             legal = keep if keep.size else legal
         if d.kind == "modifier":
             return game.action_id("mod", "zero")
-        return int(legal[self.rng.integers(legal.size)])
+        return int(legal[self.rng.below(legal.size)])
 
     def _country(self, g: Game, d: Any, legal: np.ndarray) -> int:
         c, s = g.content, g.state
@@ -68,5 +80,6 @@ class FastPolicy:
             value = weight * (1 + 4 * gains - 0.5 * (ctrl == mine))
             if d.kind == "realign":
                 value = weight * opp - 2.0 * c.bg * 3 - c.stab  # prefer soft, non-BG targets
-        v = value[idx] + self.rng.random(idx.size) * 1e-3  # random tie-break
-        return int(legal[int(np.argmax(v))])
+        v = value[idx]
+        best = np.flatnonzero(v == v.max())  # ties broken at random
+        return int(legal[best[self.rng.below(best.size)]])

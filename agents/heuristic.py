@@ -19,7 +19,7 @@ from evenstar_env import Game
 from evenstar_env.content.compiled import diplomacy_threat
 from evenstar_env.engine.constants import MODES
 
-from .evaluation import evaluate
+from .evaluation import action_values, evaluate
 
 OPS_VALUE = 1.3  # evaluation units one op of placement is worth, roughly
 LOOKAHEAD_KINDS = ("place", "influence", "option", "trade", "granted")
@@ -52,18 +52,16 @@ class HeuristicAgent:
 
     # ------------------------------------------------------------ look-ahead
     def _greedy(self, g: Game, side: str, legal: list[int]) -> int:
-        """The action whose immediate result evaluates best, on a determinised copy."""
+        """The action whose immediate result evaluates best (ties broken at random)."""
+        best = self._best_actions(g, side, legal)
+        return best[int(self.rng.choice(len(best)))] if len(legal) > 1 else best[0]
+
+    def _best_actions(self, g: Game, side: str, legal: list[int]) -> list[int]:
+        """The actions whose immediate result evaluates best, on a determinised copy."""
         if len(legal) == 1:
-            return legal[0]
-        base = g.resample_hidden(side, self.rng)
-        values = []
-        for a in legal:
-            sim = base.clone()
-            sim.step(a)
-            values.append(evaluate(sim, side))
-        values = np.asarray(values)
-        best = np.flatnonzero(values >= values.max() - 1e-9)
-        return legal[int(self.rng.choice(best))]
+            return legal
+        values = action_values(g.resample_hidden(side, self.rng), side, legal)
+        return [legal[i] for i in np.flatnonzero(values >= values.max() - 1e-9)]
 
     def _event_value(self, g: Game, side: str, card: int) -> float:
         """Evaluation gain of playing `card` as an event, own follow-up choices greedy."""

@@ -16,6 +16,11 @@ simulations, and by the heuristic's look-ahead when they come up at the root
 At the root, the :class:`HeuristicAgent`'s choice gets a progressive bias
 `prior / (visits + 1)` in UCB1: the search starts from the heuristic's plan
 and leaves it only when the simulations disagree clearly.
+
+On a native game (``backend="native"``) the determinisation, the fast-policy steps
+and the whole rollout with its evaluation run in C++ (native/src/cpp/agents.cpp);
+the tree stays here.  Both backends take the same decisions from the same seeds
+(tests/test_native_agents.py).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import numpy as np
 from evenstar_env import Game
 from evenstar_env.engine.constants import HAND, M_TECH_DONE
 
-from .evaluation import WIN, evaluate
+from .evaluation import SIDE, WIN, evaluate, native_weights
 from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
 
@@ -57,6 +62,48 @@ def forced_war_plays(g: Game, side: str) -> int:
     plays = min(len(hand), max(1, c.rules.action_rounds - g.round + 1))
     forced = max(0, plays - (len(hand) - dangerous))
     return max(0, forced - (0 if s.misc[M_TECH_DONE + p] else 1))
+
+
+_CORE: list[Any] = []
+
+
+def _core() -> Any:
+    """The native module (imported on first use: the Python backend never needs it)."""
+    if not _CORE:
+        from evenstar_env.native import core
+
+        _CORE.append(core())
+    return _CORE[0]
+
+
+def scoring_card_due(g: Game, legal: np.ndarray) -> int | None:
+    """At a card choice, the scoring card that must be played now so that none is held at
+    the end of the turn (2.2.1.1: as many scoring cards in hand as rounds left), else None."""
+    if g.decision.kind != "card":
+        return None
+    scoring = [int(a) for a in legal if g.content.card_scoring[g.action_group(a)[1]]]
+    left = g.content.rules.action_rounds - g.round + 1
+    return scoring[0] if scoring and len(scoring) >= left else None
+
+
+def rollout_value(g: Game, me: str, policy: FastPolicy, depth: int, scale: float) -> float:
+    """Fast-policy play on `g` (changed in place) until `me` is to choose its next card (the
+    opponent has answered) or `depth` decisions, then the static evaluation for `me`
+    squashed to [-1, 1] (a decided game is exactly +-1); on a native game, the same loop
+    in C++."""
+    if g.backend == "native":
+        reward, policy.rng.state = _core().rollout(
+            g._engine, SIDE[me], depth, policy.rng.state, native_weights(), W_FORCED_WAR, scale)
+        return reward
+    for k in range(depth):
+        if g.is_over or (k and g.decision.kind == "card" and g.current_player == me):
+            break
+        g.step(policy.act(None, g.action_mask(), g))
+    v = evaluate(g, me)
+    if abs(v) >= WIN:
+        return math.copysign(1.0, v)
+    v -= W_FORCED_WAR * forced_war_plays(g, me)
+    return math.tanh(v / scale)
 
 
 class _Node:
@@ -99,11 +146,9 @@ class ISMCTSAgent:
             return self._realign(game, [int(a) for a in legal])
         if game.decision.kind in FINE_KINDS:
             return self.fine.act(observation, action_mask, game)
-        if game.decision.kind == "card":
-            scoring = [int(a) for a in legal if game.content.card_scoring[game.action_group(a)[1]]]
-            left = game.content.rules.action_rounds - game.round + 1
-            if scoring and len(scoring) >= left:
-                return scoring[0]  # 2.2.1.1: never be caught holding one
+        due = scoring_card_due(game, legal)
+        if due is not None:
+            return due
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         me = game.current_player
         hint = self.fine.act(observation, action_mask, game) if self.prior else None
@@ -132,32 +177,41 @@ class ISMCTSAgent:
 
         return max(legal, key=value)
 
+    def _advance_fine(self, g: Game) -> None:
+        """Fine-grained decisions are not tree nodes: the fast policy takes them."""
+        if g.backend == "native":
+            self.policy.rng.state = _core().advance_fine(g._engine, self.policy.rng.state)
+            return
+        while not g.is_over and g.decision.kind in FINE_KINDS:
+            g.step(self.policy.act(None, g.action_mask(), g))
+
     def _iterate(self, g: Game, root: _Node, me: str, hint: int | None = None) -> None:
         node, path = root, [root]
-        while not g.is_over:  # selection and expansion
-            if g.decision.kind in FINE_KINDS:  # not a tree node: the fast policy decides
-                g.step(self.policy.act(None, g.action_mask(), g))
-                continue
-            legal = g.legal_actions()
-            player = g.current_player
-            untried = [int(a) for a in legal if int(a) not in node.children]
+        c, log, sqrt = self.c, math.log, math.sqrt
+        while True:  # selection and expansion
+            self._advance_fine(g)
+            if g.is_over:
+                break
+            legal = g.legal_actions().tolist()
+            children = node.children
+            untried = [a for a in legal if a not in children]
             if untried:
                 a = untried[int(self.rng.integers(len(untried)))]
-                child = node.children[a] = _Node(player)
+                child = children[a] = _Node(g.current_player)
                 g.step(a)
                 path.append(child)
                 break
             best, best_score = None, -math.inf
             for a in legal:
-                child = node.children[int(a)]
+                child = children[a]
                 child.avail += 1
-                score = child.value / child.visits + self.c * math.sqrt(
-                    math.log(child.avail) / child.visits)
+                visits = child.visits
+                score = child.value / visits + c * sqrt(log(child.avail) / visits)
                 if node is root and a == hint:  # progressive bias to the heuristic's choice
-                    score += self.prior / (child.visits + 1)
+                    score += self.prior / (visits + 1)
                 if score > best_score:
-                    best, best_score = int(a), score
-            node = node.children[best]
+                    best, best_score = a, score
+            node = children[best]
             g.step(best)
             path.append(node)
         reward = self._rollout(g, me)
@@ -169,12 +223,4 @@ class ISMCTSAgent:
     def _rollout(self, g: Game, me: str) -> float:
         """Fast-policy play until `me` is to choose its next card (the opponent has
         answered) or `rollout_depth` decisions, then the evaluation."""
-        for k in range(self.rollout_depth):
-            if g.is_over or (k and g.decision.kind == "card" and g.current_player == me):
-                break
-            g.step(self.policy.act(None, g.action_mask(), g))
-        v = evaluate(g, me)
-        if abs(v) >= WIN:
-            return math.copysign(1.0, v)
-        v -= W_FORCED_WAR * forced_war_plays(g, me)
-        return math.tanh(v / self.eval_scale)
+        return rollout_value(g, me, self.policy, self.rollout_depth, self.eval_scale)

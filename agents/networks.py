@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -49,17 +50,23 @@ class NetConfig:
                    content=fingerprint(c), **kw)
 
 
+def dense_stack(width: int, hidden: tuple[int, ...],
+                activation: Callable[[], nn.Module]) -> tuple[nn.Sequential, int]:
+    """Linear layers of the `hidden` widths from `width` inputs, each followed by
+    `activation`; and the width of the output."""
+    layers: list[nn.Module] = []
+    for h in hidden:
+        layers += [nn.Linear(width, h), activation()]
+        width = h
+    return nn.Sequential(*layers), width
+
+
 class MLPPolicyValue(nn.Module):
     """A shared tanh MLP body with a policy head and a value head."""
 
     def __init__(self, cfg: NetConfig, content: Content | None = None) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        width = cfg.obs_size
-        for h in cfg.hidden:
-            layers += [nn.Linear(width, h), nn.Tanh()]
-            width = h
-        self.body = nn.Sequential(*layers)
+        self.body, width = dense_stack(cfg.obs_size, cfg.hidden, nn.Tanh)
         self.policy = nn.Linear(width, cfg.n_actions)
         self.value = nn.Linear(width, 1)
         nn.init.orthogonal_(self.policy.weight, gain=0.01)
@@ -70,8 +77,115 @@ class MLPPolicyValue(nn.Module):
         return self.policy(x), torch.tanh(self.value(x)).squeeze(-1)
 
 
+# The observation fields that describe one country (blocks of `content.n` entries) and
+# one card (blocks of `content.nc`); ``option_places`` adds one field per option slot.
+COUNTRY_FIELDS = ("inf_usa", "inf_china", "inf_anti_us", "ctrl_usa", "ctrl_china",
+                  "ctrl_anti_us", "non_realignable", "decision_countries",
+                  "decision_candidates", "decision_chosen")
+CARD_FIELDS = ("hand", "discard", "removed", "in_play", "own_headline", "playing",
+               "opponent_headline", "event_played", "revealed_opponent_hand", "decision_card",
+               "hand_war_risk", "source_card")
+
+
+def token_indices(content: Content) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Observation indices of the country tokens (n x fields), of the card tokens
+    (nc x fields) and of the global fields (everything else)."""
+    enc = encoder_for(content)
+    n, nc, L = content.n, content.nc, enc.layout
+    slots = (L["option_places"].stop - L["option_places"].start) // n
+    country = [[L[f].start + i for f in COUNTRY_FIELDS]
+               + [L["option_places"].start + k * n + i for k in range(slots)] for i in range(n)]
+    card = [[L[f].start + k for f in CARD_FIELDS] for k in range(nc)]
+    for f in COUNTRY_FIELDS + CARD_FIELDS:
+        assert L[f].stop - L[f].start == (n if f in COUNTRY_FIELDS else nc), f
+    used = {i for row in country + card for i in row}
+    rest = [i for i in range(enc.size) if i not in used]
+    return torch.tensor(country), torch.tensor(card), torch.tensor(rest)
+
+
+class StructuredPolicyValue(nn.Module):
+    """Country and card tokens, a pooled trunk, pointer-style country and card logits.
+
+    A country token embeds that country's observation fields, its static map
+    features and a learned identity; one round of neighbour messages runs over
+    the map's adjacency.  A card token embeds the card's fields and identity.
+    The trunk reads the global fields, the pooled country tokens and the mean of
+    all card tokens and of those in one's own hand.  Every
+    action gets a dense logit from the trunk; country and card actions add a
+    per-token correction (initialised to zero) from their own token and the trunk.
+    Options: ``token`` (token width, default 32), ``max_pool`` (max- rather than
+    standard-deviation pooling of the countries; slower).  `hidden` are the trunk's widths.
+    """
+
+    def __init__(self, cfg: NetConfig, content: Content | None = None) -> None:
+        super().__init__()
+        c = content or load_content()
+        sp = ActionSpace.for_content(c)
+        d = int(cfg.options.get("token", 32))
+        self.max_pool = bool(cfg.options.get("max_pool", False))
+        country, card, rest = token_indices(c)
+        static = torch.tensor(np.stack(list(encoder_for(c).static_features.values()), 1))
+        adj = torch.tensor(c.adj, dtype=torch.float32)
+        self.register_buffer("country_idx", country, persistent=False)
+        self.register_buffer("card_idx", card, persistent=False)
+        self.register_buffer("global_idx", rest, persistent=False)
+        self.register_buffer("static", static, persistent=False)
+        self.register_buffer("adj", adj / adj.sum(1, keepdim=True).clamp(min=1),
+                             persistent=False)
+        self.country0, self.card0, self.n, self.nc = sp.country0, sp.card0, c.n, c.nc
+        self.country_in = nn.Linear(country.shape[1], d)
+        self.country_static = nn.Linear(static.shape[1], d, bias=False)
+        self.country_id = nn.Embedding(c.n, d)
+        self.neighbours = nn.Linear(d, d)
+        self.country_out = nn.Linear(d, d)
+        self.card_in = nn.Linear(card.shape[1], d)
+        self.card_id = nn.Embedding(c.nc, d)
+        self.card_out = nn.Linear(d, d)
+        self.trunk, width = dense_stack(rest.numel() + 4 * d, cfg.hidden, nn.ReLU)
+        self.policy = nn.Linear(width, cfg.n_actions)
+        self.value = nn.Linear(width, 1)
+        self.country_query = nn.Linear(width, d)
+        self.card_query = nn.Linear(width, d)
+        self.country_corr = nn.Linear(d, 1)
+        self.card_corr = nn.Linear(d, 1)
+        for head in (self.country_corr, self.card_corr):
+            nn.init.zeros_(head.weight)
+            nn.init.zeros_(head.bias)
+        nn.init.orthogonal_(self.policy.weight, gain=0.01)
+        nn.init.zeros_(self.policy.bias)
+        for emb in (self.country_id, self.card_id):
+            nn.init.normal_(emb.weight, std=0.1)
+
+    def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Country tokens (B x n x d) and card tokens (B x nc x d)."""
+        b = obs.shape[0]
+        ident = self.country_id.weight + self.country_static(self.static)  # n x d
+        zc = torch.relu(self.country_in(obs[:, self.country_idx]) + ident)
+        # The neighbours' mean, as one (B*d x n) @ (n x n) product (a broadcast
+        # (n x n) @ (B x n x d) is five times slower).
+        nb = (zc.transpose(1, 2).reshape(-1, self.n) @ self.adj.T).view(b, -1, self.n)
+        zc = torch.relu(self.country_out(zc) + self.neighbours(nb.transpose(1, 2)))
+        zk = torch.relu(self.card_in(obs[:, self.card_idx]) + self.card_id.weight)
+        return zc, torch.relu(self.card_out(zk))
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        zc, zk = self.tokens(obs)
+        hand = obs[:, self.card_idx[:, 0]]  # 1 for the cards in one's own hand
+        in_hand = (hand[:, :, None] * zk).sum(1) / hand.sum(1, keepdim=True).clamp(min=1)
+        pooled = [zc.mean(1), zc.amax(1) if self.max_pool else zc.std(1), zk.mean(1), in_hand]
+        t = self.trunk(torch.cat([obs[:, self.global_idx], *pooled], -1))
+        corr_c = self.country_corr(torch.relu(zc + self.country_query(t)[:, None])).squeeze(-1)
+        corr_k = self.card_corr(torch.relu(zk + self.card_query(t)[:, None])).squeeze(-1)
+        logits = self.policy(t)
+        pad = (self.card0, logits.shape[1] - self.card0 - self.nc)
+        logits = logits + nn.functional.pad(corr_k, pad)
+        pad = (self.country0, logits.shape[1] - self.country0 - self.n)
+        logits = logits + nn.functional.pad(corr_c, pad)
+        return logits, torch.tanh(self.value(t)).squeeze(-1)
+
+
 NETWORKS: dict[str, Callable[[NetConfig, Content | None], nn.Module]] = {
-    "mlp": MLPPolicyValue}
+    "mlp": MLPPolicyValue, "structured": StructuredPolicyValue}
 
 
 def build_network(cfg: NetConfig, content: Content | None = None) -> nn.Module:

@@ -23,6 +23,8 @@ import numpy as np
 
 from evenstar_env.content import Content, fingerprint, load_content
 
+from .base import observation_vector
+
 FORMAT = "evenstar-policy-v1"
 SHIPPED_POLICY = Path(__file__).resolve().parent / "checkpoints" / "ppo_selfplay"
 ACTIVATIONS = ("tanh", "relu")  # the actor's hidden-layer activation
@@ -265,16 +267,9 @@ class PPOAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
-        if observation is None:
-            if game is None:
-                raise ValueError("PPOAgent needs an observation or the game")
-            from evenstar_env.env.observation import observe
-
-            observation = observe(game, game.current_player)
-        if isinstance(observation, dict):
-            observation = observation["observation"]
+        observation = observation_vector(observation, game, "PPOAgent")
         with self.torch.no_grad():
-            x = self.torch.as_tensor(np.asarray(observation, dtype=np.float32))[None]
+            x = self.torch.as_tensor(observation)[None]
             logits = self.head(self.body(x))[0].numpy()
         mask = np.asarray(action_mask, dtype=bool)
         logits = np.where(mask, logits, -np.inf)

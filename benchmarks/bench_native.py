@@ -1,20 +1,28 @@
 """Native core benchmark: each figure a ratio to the Python engine measured in the same run.
 
 Backends are interleaved (Python, native, Python, native, ...) and every figure is the
-median of 5 rounds, because the machine is shared and noisy.  Figures:
+median of 5 rounds (a per-call cost: the best of 5 batches in each round), because the
+machine is shared and noisy.  Figures:
 
 - uniform random play, decisions/s: Python Game, native Game driven from Python,
   and an all-C++ loop (``evenstar_native.random_games``; its agent draws from its own
   SplitMix64 stream, so its games are other random games of the same kind);
 - ``clone`` (``Game.clone``; for native also ``Engine.clone`` from Python and a state
-  copy inside C++), ``to_dict`` and ``from_dict`` in microseconds;
+  copy inside C++), ``resample_hidden`` (a Generator's draw included), ``to_dict`` and
+  ``from_dict`` in microseconds;
+- the agents (issue 17): HeuristicAgent decisions/s (the heuristic against itself, the
+  first decisions of a game) and ISMCTSAgent iterations/s (a fixed budget of
+  iterations, no clock, at the card and headline decisions of a heuristic game; the
+  time of the whole ``act`` call, the heuristic's hint included); both backends play
+  the same positions with the same seeds and take the same decisions
+  (tests/test_native_agents.py), so the settings are equal;
 - the observation (the Python encoder on both backends: on native it reads the
   zero-copy state views), in microseconds;
 - batched stepping (``NativeBatch``, N = 64 and 256, 1 and 2 threads; mask and
   state-level outputs from C++, and N = 64 with ``observe()``, the Python encoder)
   against the same loop over N Python games with the Python encoder.
 
-Usage: python benchmarks/bench_native.py [--games N] [--out PATH]
+Usage: python benchmarks/bench_native.py [--games N] [--no-batch] [--out PATH]
 (default out: benchmarks/results/native.json)
 """
 
@@ -30,6 +38,8 @@ import evenstar_native
 import numpy as np
 from common import machine, write_results
 
+from agents.heuristic import HeuristicAgent
+from agents.ismcts import ISMCTSAgent
 from evenstar_env import Game
 from evenstar_env.content import load_content
 from evenstar_env.env.observation import encoder_for
@@ -59,11 +69,17 @@ def all_cpp(seed: int, n_games: int) -> tuple[int, float]:
     return decisions, time.perf_counter() - t0
 
 
-def per_call_us(fn, n: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - t0) / n * 1e6
+def per_call_us(fn, n: int, batches: int = 5) -> float:
+    """Microseconds per call: the best of `batches` batches of n / batches calls (the
+    least disturbed by other jobs on the machine)."""
+    k = max(1, n // batches)
+    best = float("inf")
+    for _ in range(batches):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            fn()
+        best = min(best, time.perf_counter() - t0)
+    return best / k * 1e6
 
 
 def mid_game(backend: str) -> Game:
@@ -76,6 +92,37 @@ def mid_game(backend: str) -> Game:
         legal = g.legal_actions()
         g.step(int(legal[rng.integers(legal.size)]))
     return g
+
+
+def heuristic_rate(backend: str, seed: int, decisions: int) -> float:
+    """HeuristicAgent against itself, the first `decisions` decisions of game `seed`."""
+    g = Game(seed, backend=backend)
+    agents = {"usa": HeuristicAgent(seed), "china": HeuristicAgent(seed + 1)}
+    t0 = time.perf_counter()
+    for _ in range(decisions):
+        if g.is_over:
+            break
+        g.step(agents[g.current_player].act(None, g.action_mask(), g))
+    return decisions / (time.perf_counter() - t0)
+
+
+def ismcts_rate(backend: str, seed: int, searches: int, iterations: int) -> float:
+    """ISMCTSAgent iterations/s: `searches` searches of `iterations` iterations at the
+    card and headline decisions (from the 10th decision) of a heuristic game."""
+    g = Game(seed, backend=backend)
+    play = {"usa": HeuristicAgent(seed), "china": HeuristicAgent(seed + 1)}
+    agent = ISMCTSAgent(iterations=iterations, seconds=None, seed=seed)
+    spent, done, k = 0.0, 0, 0
+    while done < searches and not g.is_over:
+        d = g.decision
+        if k >= 10 and d.kind in ("card", "headline") and len(d.legal) > 1:
+            t0 = time.perf_counter()
+            agent.act(None, g.action_mask(), g)
+            spent += time.perf_counter() - t0
+            done += 1
+        g.step(play[g.current_player].act(None, g.action_mask(), g))
+        k += 1
+    return done * iterations / spent
 
 
 def batch_rate(n: int, threads: int, steps: int, obs: bool = False) -> tuple[float, float]:
@@ -127,12 +174,16 @@ def median(xs: list[float]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100, help="games per round and backend")
+    ap.add_argument("--no-batch", action="store_true", help="skip the NativeBatch figures")
+    ap.add_argument("--searches", type=int, default=4,
+                    help="ISMCTS searches per round and backend (200 iterations each)")
     ap.add_argument("--out", type=Path,
                     default=Path(__file__).parent / "results" / "native.json")
     args = ap.parse_args()
     rates: dict[str, list[float]] = {"python": [], "native": [], "cpp": []}
     costs: dict[str, list[float]] = {}
     batch: dict[str, list[float]] = {}
+    agents: dict[str, list[float]] = {}
     for r in range(ROUNDS):
         seeds = range(r * args.games, (r + 1) * args.games)
         for backend in ("python", "native"):
@@ -150,10 +201,18 @@ def main() -> None:
                 costs.setdefault("clone_in_cpp_native", []).append(engine.clone_ns(10**6) / 1e3)
             costs.setdefault(f"encode_{backend}", []).append(  # the Python encoder on both
                 per_call_us(lambda g=g: encoder_for(g.content).encode(g._m, 0), n // 8))
+            gen = np.random.default_rng(r)
             for name, fn in (("clone", g.clone), ("to_dict", g.to_dict),
-                             ("from_dict", lambda s=snap, b=backend: Game.from_dict(s, backend=b))):
-                calls = n if name == "clone" else n // 4
+                             ("from_dict", lambda s=snap, b=backend: Game.from_dict(s, backend=b)),
+                             ("resample_hidden", lambda g=g, r=gen: g.resample_hidden("usa", r))):
+                calls = n if name in ("clone", "resample_hidden") else n // 4
                 costs.setdefault(f"{name}_{backend}", []).append(per_call_us(fn, calls))
+            agents.setdefault(f"heuristic_decisions_per_s_{backend}", []).append(
+                heuristic_rate(backend, 100 + r, 60))
+            agents.setdefault(f"ismcts_iterations_per_s_{backend}", []).append(
+                ismcts_rate(backend, 200 + r, args.searches, 200))
+        if args.no_batch:
+            continue
         batch.setdefault("python_vector_n64", []).append(python_vector_rate(64, 10))
         for n in (64, 256):
             for threads in (1, 2):
@@ -164,6 +223,7 @@ def main() -> None:
     dps = {k: round(median(v)) for k, v in rates.items()}
     bat = {k: round(median(v)) for k, v in batch.items()}
     us = {k: round(median(v), 2) for k, v in costs.items()}
+    ag = {k: round(median(v), 1) for k, v in agents.items()}
     out = {
         "machine": machine(), "load_avg": os.getloadavg(), "rounds": ROUNDS,
         "games_per_round": args.games,
@@ -172,12 +232,18 @@ def main() -> None:
         "ratio_to_python": {"native_game": round(dps["native"] / dps["python"], 1),
                             "all_cpp_loop": round(dps["cpp"] / dps["python"], 1),
                             **{f"{k}_speedup": round(us[f"{k}_python"] / us[f"{k}_native"], 1)
-                               for k in ("clone", "to_dict", "from_dict", "encode")}},
+                               for k in ("clone", "to_dict", "from_dict", "encode",
+                                         "resample_hidden")},
+                            **{f"{k}_speedup": round(ag[f"{k}_native"] / ag[f"{k}_python"], 1)
+                               for k in ("heuristic_decisions_per_s",
+                                         "ismcts_iterations_per_s")}},
         "microseconds": us,
-        "batch_game_steps_per_s": bat,
-        "batch_ratio_to_python_vector": {k: round(v / bat["python_vector_n64"], 1)
-                                         for k, v in bat.items() if k.startswith("native")},
+        "agents": ag,
     }
+    if bat:
+        out["batch_game_steps_per_s"] = bat
+        out["batch_ratio_to_python_vector"] = {k: round(v / bat["python_vector_n64"], 1)
+                                               for k, v in bat.items() if k.startswith("native")}
     for k, v in out.items():
         print(f"{k}: {v}")
     write_results(out, args.out)

@@ -47,7 +47,7 @@ from .engine.constants import (
     VP_SOURCES,
 )
 from .engine.machine import Machine
-from .engine.rng import seed_streams
+from .engine.rng import Rng, seed_streams
 from .engine.state import State
 from .snapshot import (
     FORMAT_VERSION,
@@ -212,7 +212,7 @@ class Game:
 
     @property
     def decision(self) -> Decision | None:
-        p = self._m.s.pending
+        p = self._pending()
         if p is None:
             return None
         _, player, kind, legal, ctx = p
@@ -222,6 +222,10 @@ class Game:
             fmt["history"] = self.content.history[fmt["history"]].name
         return Decision(SIDES[player], kind, legal, dict(ctx),
                         DECISION_TEXT[kind].format_map(_Default(fmt)))
+
+    def _pending(self) -> tuple | None:
+        """The pending decision's tuple (the native core leaves its frame out: None)."""
+        return self._m.s.pending
 
     def action_id(self, group: str, which: str | int | None = None) -> int:
         """The id of an action by name: ``("card", "<card name>")``, ``("country", "Iran")``,
@@ -581,33 +585,16 @@ class Game:
         headline card while it is secret (until both are chosen, 4.6.F), the order
         of the draw pile (the future draws), the opponent's hidden modifier choice,
         and the future dice.
+
+        The draws come from one SplitMix64 stream started at a 64-bit seed: `rng`
+        itself when it is an int (0..2**64-1), one raw 64-bit draw of a numpy
+        Generator's bit generator, or fresh entropy for None; both backends draw the
+        same (docs/native.md, "resample_hidden").
         """
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        g = self.clone()
-        s = g._m.s
         p = _side(player)
-        o = 1 - p
-        pend = s.pending
-        known = s.revealed[o] & (s.card_loc == HAND[o])
-        if pend is not None and pend[2] == "mode":
-            known[pend[4]["card"]] = True  # the card chosen to play is face up
-        hidden_hand = np.flatnonzero((s.card_loc == HAND[o]) & ~known)
-        secret_head = pend is not None and pend[2] == "headline"
-        hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o]) if secret_head else ()
-        pool = np.concatenate([hidden_hand, hidden_head, np.flatnonzero(s.card_loc == DRAW)])
-        pool = pool.astype(np.int64)
-        gen.shuffle(pool)
-        s.card_loc[pool] = DRAW
-        s.card_loc[pool[: hidden_hand.size]] = HAND[o]
-        if len(hidden_head):
-            card = int(pool[hidden_hand.size])
-            s.card_loc[card] = HEADLINE[o]
-            s.misc[M_HEADLINE + o] = card
-        if o == USA and pend is not None and pend[2] == "modifier" and pend[1] == CHINA:
-            costs = [g._m.c.rules.modifier_costs[k] for k, _ in MODIFIERS]
-            afford = [k for k, cost in enumerate(costs) if cost <= s.reserves[USA]]
-            s.misc[M_MOD] = int(gen.choice(afford))
-        s.rng = [int(x) for x in gen.integers(0, 2**63, size=len(s.rng))]
+        seed = resample_seed(rng)
+        g = self.clone()
+        redraw_hidden(g._m, p, seed)
         return g
 
     def __repr__(self) -> str:
@@ -663,3 +650,47 @@ def _count(value: Any, what: str, hi: int, lo: int = 0) -> int:
     if not lo <= v <= hi:
         raise ValueError(f"{what} must be within {lo}..{hi}, got {v}")
     return v
+
+
+def resample_seed(rng: np.random.Generator | int | None) -> int:
+    """The 64-bit seed of `resample_hidden`'s stream (see there)."""
+    if isinstance(rng, np.random.Generator):
+        return int(rng.bit_generator.random_raw())
+    if rng is None:
+        return int(np.random.default_rng().bit_generator.random_raw())
+    return check_seed(rng)
+
+
+def redraw_hidden(m: Machine, p: int, seed: int) -> None:
+    """`resample_hidden`'s redraw, in place on `m`'s state: one SplitMix64 stream at `seed`
+    shuffles the pool (the opponent's hidden hand cards, its secret headline and the draw
+    pile, sorted ascending so that its order tells nothing of where each card is;
+    Fisher-Yates from the end, ``j = below(i + 1)``), then picks the
+    opponent's hidden modifier among those it can afford, then the three stream states.
+    native/src/cpp/resample.cpp draws the same."""
+    s = m.s
+    o = 1 - p
+    r = Rng(seed)
+    pend = s.pending
+    known = s.revealed[o] & (s.card_loc == HAND[o])
+    if pend is not None and pend[2] == "mode":
+        known[pend[4]["card"]] = True  # the card chosen to play is face up
+    hidden_hand = np.flatnonzero((s.card_loc == HAND[o]) & ~known)
+    secret_head = pend is not None and pend[2] == "headline"
+    hidden_head = np.flatnonzero(s.card_loc == HEADLINE[o]) if secret_head else ()
+    pool = sorted(int(k) for part in (hidden_hand, hidden_head,
+                                      np.flatnonzero(s.card_loc == DRAW)) for k in part)
+    for i in range(len(pool) - 1, 0, -1):
+        j = r.below(i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    s.card_loc[pool] = DRAW
+    s.card_loc[pool[: hidden_hand.size]] = HAND[o]
+    if len(hidden_head):
+        card = pool[hidden_hand.size]
+        s.card_loc[card] = HEADLINE[o]
+        s.misc[M_HEADLINE + o] = card
+    if o == USA and pend is not None and pend[2] == "modifier" and pend[1] == CHINA:
+        costs = [m.c.rules.modifier_costs[k] for k, _ in MODIFIERS]
+        afford = [k for k, cost in enumerate(costs) if cost <= s.reserves[USA]]
+        s.misc[M_MOD] = afford[r.below(len(afford))]
+    s.rng = [r.next64() for _ in range(len(s.rng))]

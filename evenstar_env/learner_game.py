@@ -41,9 +41,9 @@ class LearnerGame:
 
     def __init__(self, content: Content, opponent: Any, reward: str = "win_loss",
                  vp_scale: float = 20.0, illegal_action: str = "lose",
-                 max_decisions: int | None = None) -> None:
+                 max_decisions: int | None = None, backend: str | None = None) -> None:
         check_options(reward, illegal_action, max_decisions)
-        self.content, self.opponent = content, opponent
+        self.content, self.opponent, self.backend = content, opponent, backend
         self.reward_mode, self.vp_scale = reward, vp_scale
         self.illegal_action, self.max_decisions = illegal_action, max_decisions
         self.game: Game | None = None
@@ -58,7 +58,7 @@ class LearnerGame:
         reseed = getattr(self.opponent, "reseed", None)
         if reseed is not None:
             reseed(2 * seed + 1 - me)
-        self.game = Game(seed, content=self.content)
+        self.game = Game(seed, content=self.content, backend=self.backend)
         self.me, self.done, self._last_diff = me, False, 0
         self._opponent_moves()
         if self.game.is_over:  # both sides choose a history modifier before anything can end
@@ -107,7 +107,7 @@ class LearnerGame:
         """The opponent plays until the learner decides, the game ends or is cut off.  It is
         called as in the arena: ``act(None, mask, game)``."""
         g, opp = self.game, 1 - self.me
-        while not g.is_over and g.state.pending[1] == opp and not self._cut_off():
+        while not g.is_over and g.current_player == SIDES[opp] and not self._cut_off():
             g.step(self.opponent.act(None, g.action_mask(), g))
 
     def _shaping(self) -> float:
@@ -127,5 +127,5 @@ def write_mask(row: np.ndarray, game: Game, done: bool) -> np.ndarray:
         row[:] = True
     else:
         row[:] = False
-        row[list(game.state.pending[3])] = True
+        row[game.legal_actions()] = True
     return row

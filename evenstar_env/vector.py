@@ -15,7 +15,13 @@ observation, an all-True mask and ``terminated`` (or ``truncated``); the next st
 that slot's action and starts the slot's next game (reward 0).  Other conventions (illegal
 actions, ``max_decisions``): :mod:`evenstar_env.conventions`.
 
-The surface is kept to numpy arrays so that a native backend can implement it later.
+Backends: ``backend="python"`` or ``"native"`` (default: the Game default, see
+:mod:`evenstar_env.native`) play the same games for the same seeds and actions.  On native,
+:class:`SelfPlayVectorEnv` keeps its N games in one C++ batch
+(:class:`~evenstar_env.native.selfplay.NativeSelfPlay`: one call steps them, one encodes
+the N observations, ``threads`` worker threads); :class:`EvenstarVectorEnv` plays each slot
+on a native ``Game`` (the opponent is a Python agent that reads the game), its
+observations encoded in C++.
 """
 
 from __future__ import annotations
@@ -33,9 +39,11 @@ from gymnasium.vector.utils import batch_space
 
 from .content import Content, load_content
 from .conventions import check_options, draw_seed
+from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
 from .learner_game import LearnerGame, make_opponent, write_mask
+from .native import resolve
 from .wrappers import SIDE_OPTIONS, observation_box, side_of_episode
 
 
@@ -77,11 +85,15 @@ class BatchedGames(ABC):
     """What both batched forms share: N slots, their seeds, encoders and output rows, and
     the loop that steps every slot or, after its game has ended, starts its next game."""
 
-    def __init__(self, num_envs: int, content: Content | None) -> None:
+    def __init__(self, num_envs: int, content: Content | None, backend: str | None) -> None:
         self.num_envs = num_envs
         self.content = content or load_content()
-        self.encoders = [ObservationEncoder(self.content) for _ in range(num_envs)]
-        n_actions = Game(0, content=self.content).num_actions
+        self.backend = resolve(backend)
+        # One encoder per slot keeps each slot's block caches (Python backend); the native
+        # backend encodes in C++ and shares one.
+        k = num_envs if self.backend == "python" else 1
+        self.encoders = [ObservationEncoder(self.content) for _ in range(k)] * (num_envs // k)
+        n_actions = Game(0, content=self.content, backend=self.backend).num_actions
         self.single_observation_space = observation_box(self.encoders[0])
         self.single_action_space = spaces.Discrete(n_actions)
         self.slots = SlotSeeds(num_envs)
@@ -103,15 +115,19 @@ class BatchedGames(ABC):
                    options: dict[str, Any] | None = None) -> None:
         """Start new games in every slot, or in those of ``options["reset_mask"]``
         (Gymnasium's partial reset)."""
+        only = self._reset_mask(options)
+        self.slots.reset(seed, only)
+        for i in range(self.num_envs):
+            if only is None or only[i]:
+                self._start(i)
+
+    def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
         only = None if options is None else options.get("reset_mask")
         if only is not None:
             only = np.asarray(only, dtype=bool)
             if only.shape != (self.num_envs,):
                 raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
-        self.slots.reset(seed, only)
-        for i in range(self.num_envs):
-            if only is None or only[i]:
-                self._start(i)
+        return only
 
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """Step every slot (`_step_row`) or restart it; (terminated, truncated)."""
@@ -150,10 +166,11 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
 
     def __init__(self, num_envs: int = 8, side: str = "alternate", opponent: Any = None,
                  reward: str = "win_loss", vp_scale: float = 20.0, illegal_action: str = "lose",
-                 max_decisions: int | None = None, content: Content | None = None) -> None:
+                 max_decisions: int | None = None, content: Content | None = None,
+                 backend: str | None = None) -> None:
         if side not in SIDE_OPTIONS:
             raise ValueError(f"side must be one of {SIDE_OPTIONS}, not {side!r}")
-        BatchedGames.__init__(self, num_envs, content)
+        BatchedGames.__init__(self, num_envs, content, backend)
         self.side_option = side
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -161,7 +178,7 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
                      if opponent is None or isinstance(opponent, str)
                      else [copy.deepcopy(opponent) for _ in range(num_envs)])
         self.cores = [LearnerGame(self.content, opp, reward, vp_scale, illegal_action,
-                                  max_decisions) for opp in opponents]
+                                  max_decisions, backend=self.backend) for opp in opponents]
         self._rewards = np.zeros(num_envs, dtype=np.float64)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
@@ -212,19 +229,28 @@ class SelfPlayVectorEnv(BatchedGames):
     +1/-1/0 when the game ends, plus the ``vp_diff`` shaping).  On a row whose game has just
     ended, ``obs`` is the final observation of the player who moved last, ``player`` is -1
     and the mask all True; the next step ignores that row's action and starts its next game.
+    ``threads``: worker threads of the native backend (the same games for any number);
+    there ``games[i]`` is a copy of slot i's game, on Python the game itself.
     """
 
     def __init__(self, num_envs: int = 8, reward: str = "win_loss", vp_scale: float = 20.0,
                  illegal_action: str = "lose", max_decisions: int | None = None,
-                 content: Content | None = None) -> None:
+                 content: Content | None = None, backend: str | None = None,
+                 threads: int = 1) -> None:
         check_options(reward, illegal_action, max_decisions)
-        super().__init__(num_envs, content)
+        super().__init__(num_envs, content, backend)
         self.reward_mode, self.vp_scale = reward, vp_scale
         self.illegal_action, self.max_decisions = illegal_action, max_decisions
         self.games: list[Game | None] = [None] * num_envs
         self._player = np.zeros(num_envs, dtype=np.int64)
         self._diff = np.zeros(num_envs, dtype=np.int64)  # US VP - China VP at the last step
         self._reward = np.zeros((num_envs, 2), dtype=np.float64)
+        self._native = None
+        if self.backend == "native":
+            from .native.selfplay import NativeSelfPlay
+
+            self._native = NativeSelfPlay(self, threads)
+            self.games = self._native.games  # copies of the slots' games
 
     def reset(self, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None
@@ -239,8 +265,25 @@ class SelfPlayVectorEnv(BatchedGames):
         return (self._obs.copy(), self._mask.copy(), self._player.copy(), self._reward,
                 terminated, truncated)
 
+    def _reset_all(self, seed: int | Sequence[int | None] | None,
+                   options: dict[str, Any] | None = None) -> None:
+        if self._native is None:
+            super()._reset_all(seed, options)
+            return
+        only = self._reset_mask(options)
+        self.slots.reset(seed, only)
+        self._native.reset(only)
+
+    def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        if self._native is None:
+            return super()._step_all(actions)
+        terminated, truncated = self._native.step(actions)
+        self._ended = terminated | truncated
+        return terminated, truncated
+
     def _start(self, i: int) -> None:
-        self.games[i] = Game(int(self.slots.seeds[i]), content=self.content)
+        self.games[i] = Game(int(self.slots.seeds[i]), content=self.content,
+                             backend=self.backend)
         self._ended[i], self._diff[i] = False, 0
         self._write(i, -1, False)
 
@@ -274,7 +317,7 @@ class SelfPlayVectorEnv(BatchedGames):
         """Row i: the observation and mask of the player to move, or once the game has
         ended the final observation of the last mover, player -1 and an all-True mask."""
         g = self.games[i]
-        player = mover if ended else int(g.state.pending[1])
+        player = mover if ended else SIDES.index(g.current_player)
         self._obs[i] = self.encoders[i].encode(g._m, player)
         self._player[i] = -1 if ended else player
         write_mask(self._mask[i], g, ended)

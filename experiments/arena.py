@@ -27,6 +27,7 @@ from experiments.selfplay import GameRecord, play_game
 from experiments.stats import wilson
 
 SIDES = ("usa", "china")
+BACKENDS = ("process", "ray")  # where games run
 
 
 def ignore_sigint() -> None:
@@ -59,12 +60,27 @@ def jobs_for(specs: list[str], games: int, seed0: int = 0) -> list[Job]:
     return out
 
 
-def run_games(jobs: list[Job], workers: int = 2, progress: bool = True) -> list[GameRecord]:
-    """Play the jobs over `workers` processes (results in job order)."""
+def _play_at(i: int, job: Job) -> tuple[int, GameRecord]:
+    return i, _play(job)
+
+
+def run_games(jobs: list[Job], workers: int = 2, progress: bool = True,
+              backend: str = "process", ray_address: str | None = None) -> list[GameRecord]:
+    """Play the jobs over `workers` processes, or as Ray tasks (``backend="ray"``, on the
+    cluster at `ray_address` or on a local node of `workers` CPUs); results in job order,
+    the same on both backends (every agent is seeded from its job)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     results: list[GameRecord | None] = [None] * len(jobs)
     with Progress(disable=not progress, transient=True) as bar:
         task = bar.add_task("arena games", total=len(jobs))
-        if workers <= 1:
+        if backend == "ray":
+            from experiments.ray_backend import ray_imap_unordered
+
+            for i, rec in ray_imap_unordered(_play_at, enumerate(jobs), workers, ray_address):
+                results[i] = rec
+                bar.advance(task)
+        elif workers <= 1:
             for i, job in enumerate(jobs):
                 results[i] = _play(job)
                 bar.advance(task)
@@ -182,23 +198,31 @@ def plot(summary: dict[str, Any], out: Path) -> None:
         plt.close(fig)
 
 
+def check_settings(specs: list[str], games: int, workers: int, backend: str) -> None:
+    """ValueError on bad settings or agent specs (before the first game)."""
+    if games < 1 or workers < 1:
+        raise ValueError(f"games ({games}) and workers ({workers}) must be >= 1")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if len(specs) < 2:
+        raise ValueError("name at least two agents")
+    for spec in specs:
+        make_agent(spec, 0)  # fail fast on a bad spec or policy file
+
+
 def arena(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
-          progress: bool = True) -> dict[str, Any]:
+          progress: bool = True, backend: str = "process", ray_address: str | None = None
+          ) -> dict[str, Any]:
     """Run a whole arena and write its outputs; return the summary.
 
     Bad settings, agent specs and an output folder that cannot be written fail before the
     first game (ValueError; :class:`experiments.files.OutputDirError` for the folder).
     """
-    if games < 1 or workers < 1:
-        raise ValueError(f"games ({games}) and workers ({workers}) must be >= 1")
-    if len(specs) < 2:
-        raise ValueError("name at least two agents")
-    for spec in specs:
-        make_agent(spec, 0)  # fail fast on a bad spec or policy file
+    check_settings(specs, games, workers, backend)
     ensure_output_dir(out)
-    records = run_games(jobs_for(specs, games, seed0), workers, progress)
+    records = run_games(jobs_for(specs, games, seed0), workers, progress, backend, ray_address)
     summary = summarise(records)
     summary["config"] = {"agents": specs, "games_per_pairing": games, "paired": True,
-                         "seed0": seed0}
+                         "seed0": seed0, "backend": backend}
     write_outputs(records, summary, out)
     return summary

@@ -185,26 +185,10 @@ def _star_play(args: tuple[Job, dict]) -> dict:
 
 def _run_ray(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
              address: str | None) -> Iterator[dict]:
-    import ray
+    from experiments.ray_backend import ray_imap_unordered
 
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, num_cpus=None if address else workers,
-                 include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-    remote = ray.remote(play_job)
-    try:
-        pending: list[Any] = []
-        for job in jobs:
-            pending.append(remote.remote(job, variants[job.variant]))
-            while len(pending) >= 2 * max(1, workers):
-                done, pending = ray.wait(pending, num_returns=1)
-                yield ray.get(done[0])
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
-    finally:
-        if started:
-            ray.shutdown()
+    yield from ray_imap_unordered(play_job, ((job, variants[job.variant]) for job in jobs),
+                                  workers, address)
 
 
 def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:

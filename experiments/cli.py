@@ -61,8 +61,19 @@ def _main() -> None:
 
 VARIANTS_FILE = Path(__file__).resolve().parent / "variants.toml"  # found from any folder
 AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
+               "alphaism[:SIMS[:PATH]], "
                "openspiel-ismcts[:SIMS]")
 
+
+# Options several commands share.
+PairedGames = Annotated[int, typer.Option(min=1, help="seeds per pairing, each played twice "
+                                          "with the sides swapped")]
+FirstSeed = Annotated[int, typer.Option(min=0, help="first seed")]
+Workers = Annotated[int, typer.Option(min=1, help="parallel games")]
+BackendOption = Annotated[Backend, typer.Option(help="where games run: local processes or "
+                                                "Ray tasks")]
+RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address (default: start "
+                                                "one here)")]
 
 def _check_agents(specs: list[str], name: str) -> None:
     from agents.specs import make_agent
@@ -85,11 +96,9 @@ def _output_dir(out: Path) -> None:
 
 @command
 def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
-          games: Annotated[int, typer.Option(min=1, help="seeds per pairing, each played "
-                                             "twice with the sides swapped")] = 50,
-          workers: Annotated[int, typer.Option(min=1, help="processes")] = 2,
-          seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
+          games: PairedGames = 50, workers: Workers = 2, seed: FirstSeed = 0,
           out: Annotated[Path, typer.Option(help="output folder")] = Path("results/arena"),
+          backend: BackendOption = Backend.process, ray_address: RayAddress = None,
           ) -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
@@ -98,7 +107,8 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
         raise typer.BadParameter("name at least two agents", param_hint="AGENTS")
     _check_agents(agents, "AGENTS")
     _output_dir(out)
-    summary = run(agents, games, out, workers=workers, seed0=seed)
+    summary = run(agents, games, out, workers=workers, seed0=seed, backend=backend.value,
+                  ray_address=ray_address)
     table = Table(title=f"Arena ({games} paired seeds per pairing)")
     for col in ("agent", "opponent", "side", "games", "W", "D", "L", "win rate [95% CI]"):
         table.add_column(col)
@@ -110,6 +120,41 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
     for name, rating in summary["ratings"].items():
         console.print(f"rating {name}: mu {rating['mu']:.1f} sigma {rating['sigma']:.1f}")
     console.print(f"wrote {escape(str(out))}/summary.json, results.csv, games.jsonl and plots")
+
+
+@command
+def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
+            games: PairedGames = 10, workers: Workers = 2, seed: FirstSeed = 60000,
+            out: Annotated[Path, typer.Option(help="results folder (games already there "
+                                              "are kept)")] = Path("results/ratings"),
+            backend: BackendOption = Backend.process, ray_address: RayAddress = None,
+            readme: Annotated[Path | None, typer.Option(help="also write the table into "
+                                                        "this README's Ratings section")] =
+            None) -> None:
+    """Round robin of agents on paired seeds; openskill ratings as Markdown and JSON."""
+    from experiments.ratings import round_robin
+
+    if len(agents) < 2 or len(set(agents)) < len(agents):
+        raise typer.BadParameter("name at least two different agents", param_hint="AGENTS")
+    _check_agents(agents, "AGENTS")
+    if readme is not None and not readme.is_file():
+        raise typer.BadParameter(f"{readme}: no such file", param_hint="--readme")
+    _output_dir(out)
+    try:
+        result = round_robin(agents, games, out, workers=workers, seed0=seed,
+                             backend=backend.value, ray_address=ray_address, readme=readme)
+    except ValueError as exc:  # a damaged games.jsonl in the results folder
+        fail(str(exc))
+    table = Table(title=f"Ratings ({games} paired seeds per pairing, openskill)")
+    for col in ("rank", "agent", "ordinal", "mu", "sigma", "games", "W-D-L"):
+        table.add_column(col)
+    for k, r in enumerate(result["ratings"], 1):
+        table.add_row(str(k), r["agent"], f"{r['ordinal']:.1f}", f"{r['mu']:.1f}",
+                      f"{r['sigma']:.1f}", str(r["games"]),
+                      f"{r['wins']}-{r['draws']}-{r['losses']}")
+    console.print(table)
+    console.print(f"wrote {escape(str(out))}/ratings.md, ratings.json and the arena outputs"
+                  + (f"; updated {escape(str(readme))}" if readme else ""))
 
 
 @command
@@ -213,13 +258,8 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
             usa: Annotated[str, typer.Option(help="US agent: " + AGENT_SPECS)] = "heuristic",
             china: Annotated[str, typer.Option(help="China agent")] = "heuristic",
             games: Annotated[int, typer.Option(min=1, help="seeds per variant")] = 100,
-            seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
-            workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
-            backend: Annotated[Backend, typer.Option(help="where games run")] =
-            Backend.process,
-            ray_address: Annotated[str | None, typer.Option(help="Ray cluster address "
-                                                            "(default: start one here)")] =
-            None,
+            seed: FirstSeed = 0, workers: Workers = 2,
+            backend: BackendOption = Backend.process, ray_address: RayAddress = None,
             sprt: Annotated[bool, typer.Option(help="stop a variant once the SPRT decides "
                                                "which side it favours")] = False,
             forbid: Annotated[list[str] | None, typer.Option(help="card id: add a causal "
@@ -259,6 +299,30 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
     console.print(table)
     console.print(f"wrote {escape(str(out))}/report.md, summary.json, games.csv, games.jsonl "
                   "and plots")
+
+
+@command
+def skill_curve(agents: Annotated[list[str], typer.Argument(help="each plays itself; "
+                                                            + AGENT_SPECS)],
+                games: Annotated[int, typer.Option(min=1, help="seeds per agent (the same "
+                                                   "seeds for every agent)")] = 400,
+                seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
+                workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
+                runs: Annotated[Path, typer.Option(help="where the games are kept (resumed)")]
+                = Path("results/skill_curve")) -> None:
+    """US win rate of the shipped rules in self-play per agent: adds or replaces each agent's
+    row in docs/data/skill_curve.json, the table in docs/balance.md and the plot."""
+    from experiments import skill_curve as sc
+
+    _check_agents(agents, "AGENTS")
+    _output_dir(runs)
+    try:
+        rows = sc.run(agents, games, seed0=seed, workers=workers, runs=runs)
+    except ValueError as exc:  # docs/balance.md without the table's markers
+        fail(str(exc))
+    console.print(sc.table(rows), highlight=False, soft_wrap=True)
+    console.print(f"wrote {escape(str(sc.DATA))}, {escape(str(sc.DOC))} and "
+                  f"{escape(str(sc.PLOT))}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
     python -m experiments.train_selfplay --smoke                   # < 1 minute, runs/ppo-smoke
     python -m experiments.train_selfplay --out runs/ppo --resume    # continue
 
-Training starts by behaviour cloning of the heuristic (``bc_games`` seeds of
-heuristic games, experiments/imitation.py). Then the learner alternates sides
+Training starts by behaviour cloning of the heuristic (``bc_games`` games of the
+cloning data, experiments/cloning.py). Then the learner alternates sides
 every episode (``SingleAgentEnv(side="alternate")``, which gives it its own
 terminal reward whoever ends the game). Its opponent is
 drawn each episode from the pool: past snapshots of itself, the heuristic and
@@ -67,11 +67,11 @@ class TrainConfig:
     p_heuristic: float = 0.35  # chance of the heuristic (else random)
     seed: int = 0
     max_minutes: float = 85.0  # PPO wall-clock budget: stop (with a checkpoint) when reached
-    # Warm start by behaviour cloning of the heuristic (experiments/imitation.py).
-    bc_games: int = 150  # seeds of heuristic-vs-heuristic and heuristic-vs-random games
+    # Warm start by behaviour cloning of the heuristic (the data of experiments/cloning.py).
+    bc_games: int = 150  # games of the cloning mix (mostly heuristic vs heuristic)
     bc_epochs: int = 10
     bc_learning_rate: float = 1e-3
-    bc_holdout: float = 0.1  # share of the examples (the last games) kept to measure
+    bc_holdout: float = 0.1  # share of the games (the last ones) kept to measure
 
     @classmethod
     def smoke(cls, out: str) -> TrainConfig:
@@ -190,15 +190,17 @@ def build_callback(cfg: TrainConfig, out: Path):
 
 
 def warm_start(policy: Any, cfg: TrainConfig, out: Path, progress: bool = True) -> None:
-    """Behaviour cloning of the heuristic before self-play; the cloned policy also
-    becomes the first snapshot of the opponent pool. Logs OUT/bc.csv."""
-    from experiments.imitation import demonstration_games, demonstrations, pretrain
+    """Behaviour cloning of the heuristic before self-play (the data of
+    experiments/cloning.py); the cloned policy also becomes the first snapshot of the
+    opponent pool. Logs OUT/bc.csv."""
+    from experiments.cloning import cloning_jobs, play_records, replay_rows
 
     t0 = time.time()
-    records = demonstration_games(cfg.bc_games, seed=BC_SEED0 + cfg.seed * cfg.bc_games,
-                                  workers=max(1, cfg.n_envs), progress=progress)
-    data, held_out = demonstrations(records, gamma=cfg.gamma,
-                                    vp_scale=cfg.vp_scale).split(cfg.bc_holdout)
+    jobs = cloning_jobs(cfg.bc_games, BC_SEED0 + cfg.seed * cfg.bc_games)
+    records = play_records([(*j, 0) for j in jobs], workers=max(1, min(2, cfg.n_envs)))
+    k = len(records) - max(1, int(round(len(records) * cfg.bc_holdout))) \
+        if len(records) > 1 else 1
+    data, held_out = replay_rows(records[:k]), replay_rows(records[k:])
     with (out / "bc.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, ["epoch", "cross_entropy", "value_loss", "agreement",
                                      "held_out_agreement", "examples", "seconds"])
@@ -215,6 +217,60 @@ def warm_start(policy: Any, cfg: TrainConfig, out: Path, progress: bool = True) 
                  seed=cfg.seed, log=log)
     export_policy(policy, out / "snapshots" / "snapshot_000000000")
     export_policy(policy, out / "checkpoints" / "bc_policy")
+
+
+def pretrain(policy: Any, data: Any, held_out: Any = None, epochs: int = 8, lr: float = 3e-4,
+             batch_size: int = 512, vf_coef: float = 0.5, seed: int = 0,
+             log: Any = None) -> list[dict[str, float]]:
+    """Fit an SB3 masked actor-critic `policy` to cloning rows (experiments.cloning.Rows),
+    in place: cross-entropy on the heuristic's label, squared error of the value against
+    the result.  Returns (and passes to `log`) per-epoch losses and agreement."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    rets = torch.as_tensor(data.values)
+    history = []
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        order = rng.permutation(len(data))
+        sums = np.zeros(2)
+        for lo in range(0, len(order), batch_size):
+            idx = np.sort(order[lo: lo + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(
+                torch.as_tensor(data.obs[idx].toarray()), torch.as_tensor(data.labels[idx]),
+                action_masks=data.masks[idx])
+            policy_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), rets[idx])
+            opt.zero_grad()
+            (policy_loss + vf_coef * value_loss).backward()
+            opt.step()
+            sums += np.array([policy_loss.item(), value_loss.item()]) * idx.size
+        row = {"epoch": epoch + 1, "cross_entropy": sums[0] / len(data),
+               "value_loss": sums[1] / len(data), "agreement": agreement(policy, data),
+               "held_out_agreement": agreement(policy, held_out) if held_out else float("nan")}
+        history.append(row)
+        if log is not None:
+            log(row)
+    policy.set_training_mode(False)
+    return history
+
+
+def agreement(policy: Any, data: Any, batch_size: int = 4096) -> float:
+    """Share of rows where the policy's most likely legal action is the heuristic's label."""
+    import torch
+
+    if len(data) == 0:
+        return float("nan")
+    hits = 0
+    with torch.no_grad():
+        for lo in range(0, len(data), batch_size):
+            sl = slice(lo, lo + batch_size)
+            dist = policy.get_distribution(torch.as_tensor(data.obs[sl].toarray()),
+                                           action_masks=data.masks[sl])
+            best = dist.distribution.probs.argmax(dim=1).numpy()
+            hits += int((best == data.labels[sl]).sum())
+    return hits / len(data)
 
 
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path:

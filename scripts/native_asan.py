@@ -45,7 +45,7 @@ def load(path: Path) -> None:
     pkg = types.ModuleType("evenstar_native")
     pkg.__path__ = []
     for name in ("ABI_VERSION", "Batch", "Engine", "Tables", "layout", "make_tables",
-                 "random_games"):
+                 "obs_names", "random_games"):
         setattr(pkg, name, getattr(core, name))
     pkg._core = core
     sys.modules["evenstar_native"] = pkg
@@ -90,12 +90,15 @@ def main() -> int:
 
     batch = NativeBatch(64, seed=9, threads=2)
     rng = np.random.default_rng(9)
-    for _ in range(500):
+    out = np.empty((batch.n, batch.obs_size), dtype=np.float32)
+    for k in range(500):
         legal = [np.flatnonzero(m) for m in batch.mask]
         batch.step(np.array([row[rng.integers(row.size)] if row.size else 0 for row in legal]))
+        batch.observe(out, None if k % 2 else np.where(batch.player >= 0, 1 - batch.player, -1))
     print(f"sanitizer build: {args.random} random + {args.cautious} cautious lockstep games "
-          f"({steps} steps), {games} all-C++ games ({decisions} decisions) and 500 steps of "
-          f"a 64-game batch on 2 threads with no report, {time.time() - t0:.0f} s")
+          f"({steps} steps, both observations in C++ every step), {games} all-C++ games "
+          f"({decisions} decisions) and 500 steps and observations of a 64-game batch on 2 "
+          f"threads with no report, {time.time() - t0:.0f} s")
     return 0
 
 

@@ -222,6 +222,29 @@ def test_run_games_in_parallel_matches_serial() -> None:
     assert [r.actions for r in serial] == [r.actions for r in parallel]
 
 
+def test_arena_ray_backend_plays_the_same_games_as_local_processes(tmp_path: Path) -> None:
+    """Issue 18: the arena's `--backend ray` on a one-node cluster the test starts; a search
+    agent on a test network and a rule agent, the same records as the local backend."""
+    import ray
+    import torch
+
+    from agents.networks import NetConfig, build_network, save_checkpoint
+
+    torch.manual_seed(0)
+    cfg = NetConfig.for_content(hidden=(16,))
+    save_checkpoint(tmp_path / "net", build_network(cfg), cfg)
+    jobs = jobs_for(["cautious", f"alphaism:6:{tmp_path / 'net'}"], games=1, seed0=3)
+    local = run_games(jobs, workers=1, progress=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        remote = run_games(jobs, workers=2, progress=False, backend="ray")
+    finally:
+        ray.shutdown()
+    assert [r.seed for r in remote] == [j.seed for j in jobs]
+    assert remote == local
+    assert summarise(remote) == summarise(local)
+
+
 def test_shipped_policy_loads_and_plays_legal_moves() -> None:
     """The checkpoint in agents/checkpoints matches the current cards and countries."""
     from agents.ppo_agent import SHIPPED_POLICY

@@ -159,3 +159,16 @@ def test_event_risks_total_war(diplomacy: int, card: str, side: str, risk: bool)
     g = action_round(3, side)
     g.set_track("diplomacy", diplomacy)
     assert g.event_risks_total_war(card, side) is risk
+
+
+def test_resample_hidden_depends_only_on_what_the_player_knows() -> None:
+    """Two games that differ only in what the US cannot see (China's hand, the deck order,
+    the dice) give the same determinisation for the same seed: a search seeded alike
+    plays alike whatever the hidden cards are (hidden information is a promise)."""
+    g = advance_to(Game(11), "card", "usa")
+    other = g.resample_hidden("usa", 99)
+    assert sorted(other.hand("china")) != sorted(g.hand("china"))
+    for k in range(4):
+        a, b = g.resample_hidden("usa", k), other.resample_hidden("usa", k)
+        assert np.array_equal(a.state.card_loc, b.state.card_loc)
+        assert a.state.rng == b.state.rng

@@ -99,3 +99,26 @@ def test_broken_toml_is_reported_with_the_file(data_copy: Path) -> None:
     (data_copy / "rules.toml").write_text("turns = [", encoding="utf-8")
     with pytest.raises(ContentError, match="rules.toml: not valid TOML"):
         RawContent(data_copy)
+
+
+def test_rarely_playable_notes_sit_on_cards_with_a_prerequisite() -> None:
+    """Issue 19: a card whose event is meant to be rarely playable says why in its data."""
+    noted = {c.id: c.rarely_playable for c in C.cards if c.rarely_playable is not None}
+    assert {"the_surge", "hong_kong_handover", "nunn_lugar"} <= set(noted)
+    for card in C.cards:
+        if card.id in noted:
+            assert card.requires and noted[card.id].strip(), card.id
+
+
+def test_rarely_playable_note_on_an_always_playable_card_is_rejected(data_copy: Path) -> None:
+    _break(data_copy / "cards_early.toml", 'id = "nafta"\n',
+           'id = "nafta"\nrarely_playable = "it never comes up"\n')
+    with pytest.raises(ContentError, match=r"cards_early.toml: cards\[\d+\] \('nafta'\).*"
+                                           r"rarely_playable needs a prerequisite"):
+        RawContent(data_copy)
+
+
+def test_empty_rarely_playable_note_is_rejected(data_copy: Path) -> None:
+    _break(data_copy / "cards_mid.toml", 'rarely_playable = "', 'rarely_playable = " " #')
+    with pytest.raises(ContentError, match="rarely_playable is empty"):
+        RawContent(data_copy)

@@ -287,16 +287,20 @@ def test_replay_and_render_accept_the_good_record(tmp_path: Path, good_record: d
     (["play", "--opponent", "robot"], ["--opponent", "robot"]),
     (["play", "--seed", "-1"], ["--seed"]),
     (["render", "x.json", "--turn", "-1"], ["--turn"]),
+    (["skill-curve", "robot"], ["AGENTS", "robot"]),
+    (["skill-curve", "random", "--games", "0"], ["--games", "greater than or equal to 1"]),
 ])
 def test_bad_arguments_fail_before_any_work(tmp_path: Path, monkeypatch, args: list[str],
                                             names: list[str]) -> None:
     import experiments.arena
     import experiments.balance
+    import experiments.skill_curve
 
     def no_games(*a, **k):
         raise AssertionError("a game was played despite a bad argument")
     monkeypatch.setattr(experiments.arena, "run_games", no_games)
     monkeypatch.setattr(experiments.balance, "run_study", no_games)
+    monkeypatch.setattr(experiments.skill_curve, "run_study", no_games)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, args, input="1\n")
     assert result.exit_code == 2, result.output

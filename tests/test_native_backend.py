@@ -27,11 +27,15 @@ def test_log_needs_the_python_engine() -> None:
         Game(0, backend="native", log=True)
 
 
+@pytest.mark.parametrize("env", ["native", None])
 def test_one_warning_when_the_default_is_native_but_not_built(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, env: str | None) -> None:
     monkeypatch.setattr(native, "core", lambda: None)
     monkeypatch.setattr(native, "_warned", False)
-    monkeypatch.setenv("EVENSTAR_BACKEND", "native")
+    if env is None:
+        monkeypatch.delenv("EVENSTAR_BACKEND", raising=False)  # the default itself
+    else:
+        monkeypatch.setenv("EVENSTAR_BACKEND", env)
     with pytest.warns(RuntimeWarning, match="not built") as record:
         assert Game(0).backend == "python"
         assert Game(1).backend == "python"
@@ -43,12 +47,26 @@ def test_one_warning_when_the_default_is_native_but_not_built(
         Game(0, backend="native")
 
 
-def test_python_is_the_default_and_native_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    """docs/native.md: the default stays Python while observations are encoded in Python."""
+def test_a_core_built_from_other_sources_counts_as_not_built(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stale build (another ABI_VERSION) is not used: the default falls back to Python
+    and asking for native is an ImportError, not a failure deep inside the core."""
+    import evenstar_native
+
+    monkeypatch.setattr(evenstar_native, "ABI_VERSION", native.ABI_VERSION - 1)
+    assert not native.available()
+    with pytest.raises(ImportError, match="native"):
+        Game(0, backend="native")
+
+
+def test_native_is_the_default_and_python_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/native.md: native is the default where the extension is built (rules and
+    observations in C++); Python is asked for, and a text log always picks it."""
     monkeypatch.delenv("EVENSTAR_BACKEND", raising=False)
-    assert native.DEFAULT == "python" and Game(0).backend == "python"
-    assert Game.from_dict(Game(0, backend="native").to_dict()).backend == "python"
-    assert Game.from_dict(Game(0).to_dict(), backend="native").backend == "native"
+    assert native.DEFAULT == "native" and Game(0).backend == "native"
+    assert Game(0, log=True).backend == "python"
+    assert Game.from_dict(Game(0, backend="python").to_dict()).backend == "native"
+    assert Game.from_dict(Game(0).to_dict(), backend="python").backend == "python"
 
 
 def test_env_variable_picks_the_default(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,5 @@
 """NativeBatch: N games stepped together equal N Python games (state, mask, ends, seeds,
-and the observations NativeBatch.observe encodes with the Python encoder)."""
+and the observations NativeBatch.observe encodes in C++, against the Python encoder)."""
 
 from __future__ import annotations
 

@@ -175,7 +175,7 @@ def test_soak_lockstep(agent: str, n: int) -> None:
 
 
 def test_resample_hidden_matches() -> None:
-    """resample_hidden (Python code over the native views) gives the same game on both."""
+    """resample_hidden (C++ on native, the Python reference on Python) gives the same game."""
     for seed in range(6):
         games = [Game(seed, backend=b) for b in ("python", "native")]
         pick = np.random.default_rng(seed)

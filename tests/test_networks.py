@@ -61,3 +61,93 @@ def test_unknown_kind_and_missing_files_are_clear_errors(cfg, tmp_path):
         build_network(NetConfig(kind="nope", obs_size=1, n_actions=1))
     with pytest.raises(CheckpointError, match="cannot read"):
         load_checkpoint(tmp_path / "absent")
+
+
+# ----------------------------------------------------------------- the structured kind
+@pytest.fixture(scope="module")
+def scfg() -> NetConfig:
+    return NetConfig.for_content(kind="structured", hidden=(32,), options={"token": 8})
+
+
+def test_structured_shapes_and_round_trip(scfg, tmp_path):
+    net = build_network(scfg)
+    x = torch.rand(4, scfg.obs_size)
+    logits, value = net(x)
+    assert logits.shape == (4, scfg.n_actions) and value.shape == (4,)
+    save_checkpoint(tmp_path / "ck", net, scfg)
+    loaded, cfg2, _ = load_checkpoint(tmp_path / "ck")
+    assert cfg2 == scfg
+    for a, b in zip(net(x), loaded(x), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_structured_tokens_cover_every_country_and_card_field_once(scfg):
+    from agents.networks import token_indices
+    from evenstar_env.content import load_content
+
+    country, card, rest = token_indices(load_content())
+    every = torch.cat([country.flatten(), card.flatten(), rest])
+    assert sorted(every.tolist()) == list(range(scfg.obs_size))
+
+
+def _permute(net, x, perm, idx, group0, id_emb, extra_buffers=()):
+    """The network and observations with the tokens of `idx` reordered by `perm`: the
+    token fields in the observation, the identities, the dense logits of those actions."""
+    import copy
+
+    net2 = copy.deepcopy(net)
+    x2 = x.clone()
+    x2[:, idx] = x[:, idx[perm]]
+    with torch.no_grad():
+        getattr(net2, id_emb).weight.copy_(getattr(net, id_emb).weight[perm])
+        rows = torch.arange(group0, group0 + len(perm))
+        net2.policy.weight[rows] = net.policy.weight[rows[perm]]
+        net2.policy.bias[rows] = net.policy.bias[rows[perm]]
+        for name in extra_buffers:
+            buf = getattr(net, name)
+            setattr(net2, name, buf[perm][:, perm] if buf.shape[1] == len(perm) else buf[perm])
+    return net2, x2, rows
+
+
+def test_structured_country_head_is_equivariant(scfg):
+    """Reordering the countries (fields, identities, map features, adjacency, dense rows)
+    reorders the country logits and leaves every other output as it was."""
+    torch.manual_seed(0)
+    net = build_network(scfg).double()
+    for head in (net.country_corr, net.card_corr):  # make the per-token corrections count
+        torch.nn.init.normal_(head.weight)
+    x = torch.rand(3, scfg.obs_size, dtype=torch.float64)
+    perm = torch.randperm(net.n)
+    net2, x2, rows = _permute(net, x, perm, net.country_idx, net.country0, "country_id",
+                              ("static", "adj"))
+    (l1, v1), (l2, v2) = net(x), net2(x2)
+    assert torch.allclose(l2[:, rows], l1[:, rows[perm]])
+    other = torch.ones(scfg.n_actions, dtype=torch.bool)
+    other[rows] = False
+    assert torch.allclose(l2[:, other], l1[:, other]) and torch.allclose(v1, v2)
+    # The identity embeddings are what tells the countries apart: without permuting
+    # them the logits change.
+    net3, _, _ = _permute(net, x, perm, net.country_idx, net.country0, "country_id",
+                          ("static", "adj"))
+    with torch.no_grad():
+        net3.country_id.weight.copy_(net.country_id.weight)
+    assert not torch.allclose(net3(x2)[0][:, rows], l1[:, rows[perm]])
+
+
+def test_structured_card_head_is_equivariant(scfg):
+    torch.manual_seed(1)
+    net = build_network(scfg).double()
+    torch.nn.init.normal_(net.card_corr.weight)
+    x = (torch.rand(3, scfg.obs_size, dtype=torch.float64) > 0.7).double()
+    perm = torch.randperm(net.nc)
+    net2, x2, rows = _permute(net, x, perm, net.card_idx, net.card0, "card_id")
+    (l1, v1), (l2, v2) = net(x), net2(x2)
+    assert torch.allclose(l2[:, rows], l1[:, rows[perm]]) and torch.allclose(v1, v2)
+
+
+def test_structured_corrections_start_at_zero(scfg):
+    """At initialisation the per-token corrections add nothing to the dense logits."""
+    net = build_network(scfg)
+    x = torch.rand(2, scfg.obs_size)
+    zc, zk = net.tokens(x)
+    assert torch.all(net.country_corr(zc) == 0) and torch.all(net.card_corr(zk) == 0)

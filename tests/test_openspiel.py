@@ -15,6 +15,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from agents.specs import make_agent
 from evenstar_env import Game
 from evenstar_env import openspiel as eo
+from evenstar_env.engine.constants import HAND
 from evenstar_env.env.observation import observe
 
 
@@ -124,8 +125,13 @@ def test_resample_from_infostate_keeps_what_the_player_knows(game, seed, steps, 
             assert r.information_state_string(p) == state.information_state_string(p)
             assert r.legal_actions() == state.legal_actions()
             changed |= sorted(r.game.hand(other)) != sorted(state.game.hand(other))
-        hidden = len(state.game.hand(other)) - int(state.game.state.revealed[1 - p].sum())
-        if hidden > 0:
+        g = state.game
+        in_hand = g.state.card_loc == HAND[1 - p]
+        known = int((g.state.revealed[1 - p] & in_hand).sum())  # R20: revealed, still held
+        d = g.decision
+        if d is not None and d.kind == "mode" and d.player == other:
+            known += 1  # the card the opponent has chosen to play is face up
+        if int(in_hand.sum()) - known > 0:
             assert changed, "the opponent's unseen hand should be redrawn"
 
 

@@ -372,6 +372,9 @@ class Card(Strict):
     text: str
     text_zh: str
     note: str  # one-line historical note
+    # Design note: why the event is meant to be rarely playable while held (a response to
+    # another event, a chain, a payment); the card-health report's "rare" exceptions.
+    rarely_playable: str | None = None
     effects: list[Effect] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -385,6 +388,12 @@ class Card(Strict):
                 for c in self.requires):
             raise ValueError("pay_discard needs the prerequisite "
                              "{ hand_card_min_ops = <same value>, side = \"self\" }")
+        if self.rarely_playable is not None:
+            if not self.rarely_playable.strip():
+                raise ValueError("rarely_playable is empty: say why, or leave it out")
+            if not self.requires:
+                raise ValueError("rarely_playable needs a prerequisite (requires): an event "
+                                 "without one can happen whenever its card is held")
         return self
 
 

@@ -95,9 +95,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         p = AGENTS.index(agent)
         g = self.game
         mask = np.zeros(g.num_actions, dtype=np.int8)
-        pend = g.state.pending
-        if pend is not None and pend[1] == p:
-            mask[list(pend[3])] = 1
+        if AGENT_OF_SIDE[g.current_player] == agent:  # (not the pending tuple: native builds it)
+            mask[g.legal_actions()] = 1
         return {"observation": self.encoder.encode(g._m, p), "action_mask": mask}
 
     def step(self, action: int | None) -> None:

@@ -267,6 +267,9 @@ class ObservationEncoder:
 
     def encode(self, m: Machine, p: int) -> np.ndarray:
         """The observation of player `p` (0 = US, 1 = China)."""
+        native = getattr(m, "observe", None)  # the native core encodes in C++ (docs/native.md)
+        if native is not None:
+            return native(p)
         s, at = m.s, self._at
         o = 1 - p
         v = np.zeros(self.size, dtype=np.float32)

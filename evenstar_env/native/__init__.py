@@ -15,22 +15,27 @@ from typing import Any
 from ..content import Content
 
 BACKENDS = ("python", "native")
-# The default backend when none is asked for: python.  The native rules pass the whole
-# differential suite, but observations are still encoded in Python, and that encoder
-# is slower on the native state views than on a Python State, so an env step is slower
-# on native (docs/native.md, *Measured*).  EVENSTAR_BACKEND=native overrides it.
-DEFAULT = "python"
+# The default backend when none is asked for: native, where the extension is built (the
+# Python engine otherwise, with one warning).  Rules and observations run in C++ there,
+# bit-identical with the Python engine, and an env step is faster (docs/native.md,
+# *Measured*).  EVENSTAR_BACKEND=python overrides it; log=True always picks Python.
+DEFAULT = "native"
+
+# The native/src/cpp/engine.h ABI_VERSION these Python modules speak: a core built from
+# other sources (a stale build) counts as not built.
+ABI_VERSION = 4
 
 _warned = False
 
 
 def core() -> Any | None:
-    """The compiled module, or None when it is not built."""
+    """The compiled module, or None when it is not built (or built from other sources)."""
     try:
         import evenstar_native
     except ImportError:
         return None
-    return evenstar_native
+    return evenstar_native if getattr(evenstar_native, "ABI_VERSION", None) == ABI_VERSION \
+        else None
 
 
 def available() -> bool:
@@ -46,8 +51,9 @@ def default_backend() -> str:
         raise ValueError(f"EVENSTAR_BACKEND must be one of {BACKENDS}, not {want!r}")
     if want == "native" and not available():
         if not _warned:
-            warnings.warn("evenstar: the native core (evenstar_native) is not built; using the "
-                          "Python engine (pip install ./native to build it)", RuntimeWarning,
+            warnings.warn("evenstar: the native core (evenstar_native) is not built (or is "
+                          "built from other sources); using the Python engine (pip install "
+                          "./native to build it)", RuntimeWarning,
                           stacklevel=3)
             _warned = True
         return "python"
@@ -69,5 +75,6 @@ def resolve(backend: str | None) -> str:
 def tables_for(content: Content) -> Any:
     """The native tables of a content (exported once per content object)."""
     from .export import export
+    from .obs_tables import observation_tables
 
-    return core().make_tables(export(content))
+    return core().make_tables(export(content) | observation_tables(content, core()))

@@ -3,9 +3,9 @@
 The building block of the vector env's native backend (the research-interface
 issue): masks and the other per-game outputs are written into preallocated arrays
 (zero-copy numpy views, ``N x actions`` uint8 etc.), the GIL is released while
-stepping, and worker threads are optional.  Observations are not computed in C++:
-:meth:`NativeBatch.observe` encodes them with the Python encoder
-(``evenstar_env.env.observation``) over each slot's state (docs/native.md).
+stepping, and worker threads are optional.  :meth:`NativeBatch.observe` encodes the
+N observations in C++ (the layout of ``evenstar_env.env.observation``, bit-identical;
+docs/native.md), on the same threads.
 
 Seeds: slot ``i``'s ``k``-th game has seed ``seed + i + k * n`` (as ``Game(seed)``),
 so results do not depend on the thread count.  A step that ends a game sets
@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from ..content import Content, load_content
-from ..env.observation import encoder_for
 from . import core, tables_for
 
 
@@ -44,6 +43,7 @@ class NativeBatch:
         self.vp: np.ndarray = v["vp"]
         self.error: np.ndarray = v["error"]
         self.seed: np.ndarray = v["seed"]
+        self.obs_size: int = tables_for(self.content).obs_size
         self._b.reset()
 
     def reset(self) -> None:
@@ -57,22 +57,23 @@ class NativeBatch:
             raise ValueError(f"actions must have shape ({self.n},), not {a.shape}")
         self._b.step(a)
 
-    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """``N x obs`` float32: each slot's observation for its player to move (zeros
-        when its game is over), by the Python encoder (into `out` if given)."""
-        enc = encoder_for(self.content)
+    def observe(self, out: np.ndarray | None = None,
+                players: np.ndarray | None = None) -> np.ndarray:
+        """``N x obs`` float32, encoded in C++ with the GIL released (on the batch's
+        threads): row i is the observation of ``players[i]`` (default: the player to move,
+        ``self.player``) in slot i's game, zeros where that is -1 (a finished game), the row
+        left as it is where -2.
+        Written into `out` (C-contiguous float32) when given: no allocation."""
         if out is None:
-            out = np.empty((self.n, enc.size), dtype=np.float32)
-        for i in range(self.n):
-            p = int(self.player[i])
-            if p < 0:
-                out[i] = 0.0
-            else:
-                out[i] = enc.encode(self.game(i)._m, p)
+            out = np.empty((self.n, self.obs_size), dtype=np.float32)
+        who = self.player if players is None else np.ascontiguousarray(players, dtype=np.int32)
+        self._b.observe(who, out)
         return out
 
     def game(self, i: int) -> Any:
         """A copy of slot i's game as a native Game (for inspection and tests)."""
         from .game import NativeGame
 
-        return NativeGame._wrap(self.content, self._b.game(int(i)))
+        g = NativeGame._wrap(self.content, self._b.game(int(i)))
+        g.seed = int(self.seed[int(i)])
+        return g

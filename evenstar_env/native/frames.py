@@ -150,15 +150,8 @@ class FrameCodec:
     # ------------------------------------------------------------ pending decision
     def pending(self, frame: Any, player: int, kind: int, legal: Any, ctx: Any) -> tuple:
         name = self.kinds[kind]
-        d: dict[str, Any] = {}
-        for key, slot in CTX_SCHEMA.get(name, ()):
-            v = int(ctx[slot])
-            if (name, key) in CTX_OPTIONAL:
-                if not v:
-                    continue
-                v -= 1
-            d[key] = VERBS[v] if key == "verb" else KINDS[v] if key == "kind" else v
-        return (self.to_tuple(frame), int(player), name, tuple(int(x) for x in legal), d)
+        return (self.to_tuple(frame), int(player), name, tuple(int(x) for x in legal),
+                pending_context(name, ctx))
 
     def pending_ctx(self, kind: str, ctx: dict[str, Any]) -> list[int]:
         keys = [(k, slot) for k, slot in CTX_SCHEMA.get(kind, ())
@@ -171,6 +164,19 @@ class FrameCodec:
             out[slot] = VERBS.index(v) if key == "verb" else KINDS.index(v) if key == "kind" \
                 else int(v) + ((kind, key) in CTX_OPTIONAL)
         return out
+
+
+def pending_context(name: str, ctx: Any) -> dict[str, Any]:
+    """The context dict of a decision of kind `name` from its four native ints."""
+    d: dict[str, Any] = {}
+    for key, slot in CTX_SCHEMA.get(name, ()):
+        v = int(ctx[slot])
+        if (name, key) in CTX_OPTIONAL:
+            if not v:
+                continue
+            v -= 1
+        d[key] = VERBS[v] if key == "verb" else KINDS[v] if key == "kind" else v
+    return d
 
 
 def _set_tuple(words: Any) -> tuple[int, ...]:

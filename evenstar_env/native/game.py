@@ -21,9 +21,9 @@ from ..engine.constants import SIDES, VP_SOURCES
 from ..engine.machine import Machine
 from ..engine.rng import seed_streams
 from ..engine.state import ARRAYS, State
-from ..game import Game, IllegalActionError, check_seed
+from ..game import Game, IllegalActionError, _side, check_seed, resample_seed
 from . import core, tables_for
-from .frames import FRAME_DTYPE, FrameCodec, reason_code, reason_text
+from .frames import FRAME_DTYPE, FrameCodec, pending_context, reason_code, reason_text
 
 
 @lru_cache(maxsize=1)
@@ -310,6 +310,22 @@ class NativeMachine(Machine):
     def can_happen(self, card: int, executor: int) -> bool:
         return bool(self.s.engine.can_happen(int(card), int(executor)))
 
+    def observe(self, p: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Player `p`'s observation, encoded in C++ (the layout of ObservationEncoder,
+        bit-identical) into `out` (float32, C-contiguous) or a new array."""
+        if out is None:
+            out = np.empty(self._obs_size, dtype=np.float32)
+        self.s.engine.observe(p, out)
+        return out
+
+
+_SIDE_INDEX = {side: p for p, side in enumerate(SIDES)}
+
+
+@lru_cache(maxsize=8)
+def _n_actions(content: Content) -> int:
+    return ActionSpace.for_content(content).n
+
 
 def _machine(content: Content, engine: Any) -> NativeMachine:
     """A NativeMachine over `engine` (Machine.__init__ without its per-call lookups)."""
@@ -319,11 +335,16 @@ def _machine(content: Content, engine: Any) -> NativeMachine:
     m.space = ActionSpace.for_content(content)
     m.log_lines = None
     m._trace = None
+    m._obs_size = tables_for(content).obs_size
     return m
 
 
 class NativeGame(Game):
-    """A Game whose rules run in the native core (``Game(seed, backend="native")``)."""
+    """A Game whose rules run in the native core (``Game(seed, backend="native")``).
+
+    ``_engine`` is the native engine; ``_m`` (the NativeMachine that the Game code reads
+    the state through) is made on first use, so that a clone or a determinisation that
+    is only stepped and evaluated (the agents' searches) costs one engine copy."""
 
     backend = "native"
 
@@ -332,7 +353,7 @@ class NativeGame(Game):
         if log:
             raise ValueError("the native core keeps no text log: use backend='python' for log=True")
         self.content = content or load_content()
-        engine = core().Engine(tables_for(self.content))
+        engine = self._engine = core().Engine(tables_for(self.content))
         self._m = _machine(self.content, engine)
         if _state is not None:  # from from_dict, which sets the seed
             self.seed: int | None = None
@@ -341,12 +362,18 @@ class NativeGame(Game):
         self.seed = check_seed(seed)
         engine.reset(*seed_streams(self.seed))
 
+    def __getattr__(self, name: str) -> Any:
+        if name == "_m":
+            m = self.__dict__["_m"] = _machine(self.content, self._engine)
+            return m
+        raise AttributeError(name)
+
     @classmethod
-    def _wrap(cls, content: Content, engine: Any) -> NativeGame:
+    def _wrap(cls, content: Content, engine: Any, seed: int | None = None) -> NativeGame:
         g = object.__new__(cls)
         g.content = content
-        g.seed = None
-        g._m = _machine(content, engine)
+        g.seed = seed
+        g._engine = engine
         return g
 
     @classmethod
@@ -357,20 +384,33 @@ class NativeGame(Game):
         return g
 
     @property
+    def num_actions(self) -> int:
+        return _n_actions(self.content)
+
+    def _pending(self) -> tuple | None:
+        """The pending decision without decoding its frame (Game.decision's part)."""
+        parts = core().pending_parts(self._engine)
+        if parts is None:
+            return None
+        player, kind, legal, ctx = parts
+        name = codec_for(self.content).kinds[kind]
+        return (None, player, name, legal, pending_context(name, ctx))
+
+    @property
     def current_player(self) -> str | None:
-        p = self._m.s.engine.player()
+        p = self._engine.player()
         return None if p < 0 else SIDES[p]
 
     @property
     def is_over(self) -> bool:
-        return self._m.s.engine.is_over()
+        return self._engine.is_over()
 
     def legal_actions(self) -> np.ndarray:
-        return self._m.s.engine.legal()
+        return self._engine.legal()
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[self._m.s.engine.legal()] = True
+        mask = np.zeros(_n_actions(self.content), dtype=bool)
+        mask[self._engine.legal()] = True
         return mask
 
     def step(self, action: int) -> None:
@@ -378,10 +418,10 @@ class NativeGame(Game):
             a = operator.index(action)
         except TypeError:
             raise IllegalActionError(f"action {action!r} is not an integer") from None
-        m = self._m
-        code = m.s.engine.step(a) if -(2**62) < a < 2**62 else 2
+        code = self._engine.step(a) if -(2**62) < a < 2**62 else 2
         if code == 0:
-            if m._trace is not None:
+            m = self.__dict__.get("_m")
+            if m is not None and m._trace is not None:
                 m.sync_trace()
             return
         if code == 1:
@@ -395,9 +435,20 @@ class NativeGame(Game):
 
     def clone(self) -> NativeGame:
         """An independent copy (same seed, same state)."""
-        g = NativeGame._wrap(self.content, self._m.s.engine.clone())
+        g = object.__new__(NativeGame)  # _wrap inlined: clones are the searches' hot path
+        g.content = self.content
         g.seed = self.seed
+        g._engine = self._engine.clone()
         return g
+
+    def resample_hidden(self, player: str, rng: np.random.Generator | int | None = None
+                        ) -> NativeGame:
+        """Game.resample_hidden, in C++ (native/src/cpp/resample.cpp; the same draws)."""
+        p = _SIDE_INDEX.get(player) if isinstance(player, str) else None
+        if p is None:
+            p = _side(player)  # raises UnknownNameError
+        return NativeGame._wrap(self.content, core().resample_hidden(
+            self._engine, p, resample_seed(rng)), self.seed)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickling (and deepcopy) go through the state dict: the engine is not a Python
@@ -408,14 +459,14 @@ class NativeGame(Game):
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.content = d["content"] or load_content()
         self.seed = d.get("seed")
-        self._m = _machine(self.content, core().Engine(tables_for(self.content)))
+        self._engine = core().Engine(tables_for(self.content))
         self._m.s.load(d["state"])
 
     def _restore(self, before: State) -> None:
         self._m.s.load(before.to_dict())
 
     def _refresh(self) -> None:
-        self._m.s.engine.refresh()
+        self._engine.refresh()
         self._m.sync_trace()
 
     @property

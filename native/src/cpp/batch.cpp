@@ -6,6 +6,8 @@
 #include <exception>
 #include <thread>
 
+#include "observation.h"
+
 namespace evenstar {
 
 uint64_t game_seed_state(uint64_t seed) { return seed * 0x2545F4914F6CDD1Dull + 0x1234567ull; }
@@ -83,10 +85,11 @@ void Batch::step_range(const int64_t* actions, int lo, int hi) {
     }
 }
 
-void Batch::step(const int64_t* actions) {
+// fn(lo, hi) over [0, n) in `threads` contiguous chunks (the caller's thread runs the first).
+template <class F> void in_chunks(int threads, int n, F fn) {
     int k = std::min(threads, n);
     if (k <= 1) {
-        step_range(actions, 0, n);
+        fn(0, n);
         return;
     }
     std::vector<std::thread> pool;
@@ -95,19 +98,50 @@ void Batch::step(const int64_t* actions) {
     for (int w = 1; w < k; ++w)
         pool.emplace_back([&, w] {
             try {
-                step_range(actions, w * chunk, std::min(n, (w + 1) * chunk));
+                fn(w * chunk, std::min(n, (w + 1) * chunk));
             } catch (...) {
                 errors[size_t(w)] = std::current_exception();
             }
         });
     try {
-        step_range(actions, 0, std::min(n, chunk));
+        fn(0, std::min(n, chunk));
     } catch (...) {
         errors[0] = std::current_exception();
     }
     for (auto& th : pool) th.join();
     for (auto& e : errors)
         if (e) std::rethrow_exception(e);
+}
+
+void Batch::step(const int64_t* actions) {
+    in_chunks(threads, n, [&](int lo, int hi) { step_range(actions, lo, hi); });
+}
+
+void Batch::restart(const int64_t* slots, const uint64_t* game_seeds, int k) {
+    for (int j = 0; j < k; ++j) {
+        size_t i = size_t(slots[j]);
+        if (slots[j] < 0 || slots[j] >= n) throw EngineError("no such game");
+        seeds[i] = game_seeds[j];
+        uint64_t base = game_seed_state(game_seeds[j]), r[3];
+        for (auto& x : r) x = splitmix_next(base);
+        new_game(*t, states[i], r);
+        done[i] = 0;
+        error[i] = 0;
+        write(int(i));
+    }
+}
+
+void Batch::observe(const int32_t* players, float* out) const {
+    size_t size = size_t(t->obs->size);
+    in_chunks(threads, n, [&](int lo, int hi) {
+        for (int i = lo; i < hi; ++i) {
+            float* row = out + size_t(i) * size;
+            if (players[i] == -1)
+                std::memset(row, 0, size * sizeof(float));
+            else if (players[i] >= 0)
+                encode_observation(*t, states[size_t(i)], players[i], row);
+        }
+    });
 }
 
 }  // namespace evenstar

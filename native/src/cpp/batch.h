@@ -26,6 +26,11 @@ struct Batch {
     Batch(std::shared_ptr<Tables> tables, int n_games, uint64_t seed, int n_threads);
     void reset();
     void step(const int64_t* actions);
+    // Start the games of `slots` with the given seeds (a vector env's own seed stream).
+    void restart(const int64_t* slots, const uint64_t* game_seeds, int k);
+    // Row i: player players[i]'s observation of game i; zeros when players[i] is -1, left
+    // as it is when -2.
+    void observe(const int32_t* players, float* out) const;
 
   private:
     void start(int i);

@@ -3,6 +3,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -12,13 +13,24 @@
 
 #include "engine.h"
 #include "batch.h"
+#include "observation.h"
+#include "engine_py.h"
 
 namespace nb = nanobind;
 using namespace evenstar;
 
+void bind_search(nb::module_& m);  // search_bindings.cpp
+
 namespace {
 
 using I32Array = nb::ndarray<const int32_t, nb::c_contig, nb::device::cpu>;
+using ObsRow = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using ObsRows = nb::ndarray<float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+int obs_size(const Tables& t) {
+    if (!t.obs) throw EngineError("these tables have no observation encoder");
+    return t.obs->size;
+}
 
 void load(Table& tb, nb::dict d, const char* name) {
     if (!d.contains(name)) throw EngineError(std::string("missing table ") + name);
@@ -44,66 +56,14 @@ std::shared_ptr<Tables> make_tables(nb::dict d) {
         t->cards.cols != CD_COUNT_ || t->hist.cols != HF_COUNT_ || t->scalars.rows != S_COUNT_)
         throw EngineError("table layout differs from names_gen.h: regenerate and rebuild");
     t->finish();
+    std::map<std::string, Table> obs;  // the observation encoder's tables (obs_tables.py)
+    for (auto item : d) {
+        std::string key = nb::cast<std::string>(item.first);
+        if (key.rfind("obs_", 0) == 0) load(obs[key], d, key.c_str());
+    }
+    if (!obs.empty()) t->obs = make_obs_tables(obs, *t);
     return t;
 }
-
-// A clone copies the fixed part and the live frames (nothing above the top is read).
-void copy_state(State& dst, const State& src) {
-    std::memcpy(&dst, &src, offsetof(State, stack) + size_t(src.depth) * sizeof(Frame));
-}
-
-struct Engine {
-    std::shared_ptr<Tables> t;
-    std::unique_ptr<State> s;
-    bool tracing = false;
-    std::vector<int32_t> trace;
-
-    Machine machine() {
-        Machine m(*t, *s);
-        if (tracing) m.trace = &trace;
-        return m;
-    }
-
-    explicit Engine(std::shared_ptr<Tables> tables) : Engine(std::move(tables), true) {}
-
-    void reset(uint64_t r0, uint64_t r1, uint64_t r2) {
-        const uint64_t r[3] = {r0, r1, r2};
-        new_game(*t, *s, r);
-    }
-
-    // 0: applied; 1: the game is over; 2: outside the action space; 3: not legal now.
-    int step(long a) {
-        if (!s->has_pending) return 1;
-        if (a < 0 || a >= t->n_actions) return 2;
-        bool ok = false;
-        for (int k = 0; k < s->p_nlegal && !ok; ++k) ok = s->p_legal[k] == a;
-        if (!ok) return 3;
-        Machine m = machine();
-        m.apply(int(a));
-        m.run();
-        return 0;
-    }
-
-    void run() { machine().run(); }
-
-    void refresh() {
-        if (!s->has_pending) return;
-        Machine m = machine();
-        m.push1(s->p_frame);
-        s->has_pending = 0;
-        m.run();
-    }
-
-    Engine clone() const {
-        Engine e(t, false);
-        copy_state(*e.s, *s);
-        return e;
-    }
-
-    // zero=false: the caller fills the state (clone copies only the live part).
-    Engine(std::shared_ptr<Tables> tables, bool zero)
-        : t(std::move(tables)), s(zero ? new State() : new State) {}
-};
 
 // Nanoseconds per clone of `e`'s state inside C++ (what a C++ search loop pays).
 double clone_ns(const Engine& e, long n) {
@@ -151,7 +111,9 @@ NB_MODULE(_core, m) {
     m.doc() = "The native Evenstar engine (C++17), bit-identical to evenstar_env.engine";
     m.attr("ABI_VERSION") = ABI_VERSION;
     nb::class_<Tables>(m, "Tables")
-        .def_prop_ro("n_actions", [](const Tables& t) { return t.n_actions; });
+        .def_prop_ro("n_actions", [](const Tables& t) { return t.n_actions; })
+        .def_prop_ro("obs_size", &obs_size);
+    m.def("obs_names", &obs_names, "the names the observation tables are filled by");
     m.def("make_tables", &make_tables, "Tables from the dict of evenstar_env.native.export");
     m.def("layout", []() {
         nb::dict d;
@@ -179,6 +141,33 @@ NB_MODULE(_core, m) {
             nb::gil_scoped_release release;
             b.step(a);
         }, "apply one action per game (GIL released); finished games restart on the next step")
+        .def("observe", [](const Batch& b,
+                           nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>
+                               players, ObsRows out) {
+            if (int(players.shape(0)) != b.n || int(out.shape(0)) != b.n ||
+                out.shape(1) != size_t(obs_size(*b.t)))
+                throw EngineError("observe: one player and one row per game");
+            const int32_t* pl = players.data();
+            float* o = out.data();
+            nb::gil_scoped_release release;
+            b.observe(pl, o);
+        }, nb::arg("players"), nb::arg("out").noconvert(),
+           "row i: players[i]'s observation of game i (zeros for -1, untouched for -2), GIL released")
+        .def("restart", [](Batch& b,
+                           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> slots,
+                           nb::ndarray<const uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> seeds) {
+            if (slots.shape(0) != seeds.shape(0)) throw EngineError("one seed per slot");
+            const int64_t* sl = slots.data();
+            const uint64_t* se = seeds.data();
+            int k = int(slots.shape(0));
+            nb::gil_scoped_release release;
+            b.restart(sl, se, k);
+        }, "start the games of `slots` with the given seeds")
+        .def("state_bytes", [](Batch& b) {
+            size_t shape[2] = {size_t(b.n), sizeof(State)};
+            return nb::ndarray<nb::numpy, uint8_t, nb::ndim<2>>(
+                reinterpret_cast<uint8_t*>(b.states.data()), 2, shape, nb::handle());
+        }, nb::rv_policy::reference_internal, "the N states as bytes (zero-copy)")
         .def_ro("n", &Batch::n)
         .def("views", [](Batch& b) {
             nb::handle self = nb::find(&b);
@@ -222,6 +211,10 @@ NB_MODULE(_core, m) {
             size_t shape[1] = {n};
             return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(data, 1, shape, owner);
         })
+        .def("observe", [](const Engine& e, int p, ObsRow out) {
+            if (out.shape(0) != size_t(obs_size(*e.t))) throw EngineError("observe: wrong size");
+            encode_observation(*e.t, *e.s, p, out.data());
+        }, nb::arg("p"), nb::arg("out").noconvert(), "player p's observation into out (float32, no allocation)")
         .def("is_over", [](const Engine& e) { return e.s->over != 0; })
         .def("player", [](const Engine& e) { return e.s->has_pending ? e.s->p_player : -1; })
         .def("can_happen", [](const Engine& e, int card, int executor) {
@@ -242,4 +235,5 @@ NB_MODULE(_core, m) {
                 e.s->forced[e.s->n_forced++] = d;
             }
         });
+    bind_search(m);
 }

@@ -106,10 +106,12 @@ void Machine::remove_all(int i, int kind) {
         s.inf_us[i] = 0;
 }
 
-void Machine::score_row(int row, int& us_out, int& cn_out) const {
-    // board.score_all for one row (10.1, R18).
-    int ctrl[MAXN];
-    for (int i = 0; i < t.n; ++i) ctrl[i] = controller_of(i);
+void Machine::score_row(int row, int& us_out, int& cn_out, const int* known_ctrl) const {
+    // board.score_all for one row (10.1, R18); known_ctrl: controller_of of every country.
+    int own_ctrl[MAXN];
+    if (!known_ctrl)
+        for (int i = 0; i < t.n; ++i) own_ctrl[i] = controller_of(i);
+    const int* ctrl = known_ctrl ? known_ctrl : own_ctrl;
     const CSet& P = t.region_set[row];
     if (row >= t.n_regions) {  // R18: sub-regions, 1 per controlled country, 2 per BG
         int u = 0, c = 0;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,7 +27,7 @@ constexpr int MAXLEGAL = 256;   // legal actions of one decision
 constexpr int MAXFORCED = 64;   // forced dice
 constexpr int MAXSEQ = 16;      // ordered small tuples in a frame
 constexpr int N_MISC = 42;
-constexpr int ABI_VERSION = 2;  // 2: misc has 42 entries, no C++ encoder
+constexpr int ABI_VERSION = 4;  // 3: the observation encoder (obs_* tables); 4: resample, agents, search
 
 // ---------------------------------------------------------------- constants.py
 enum { USA = 0, CHINA = 1, NEUTRAL = 2 };
@@ -134,6 +135,8 @@ struct State {
 };
 
 // ---------------------------------------------------------------- tables (export.py)
+struct ObsTables;  // observation.h
+
 struct Table {
     std::vector<int32_t> v;
     int rows = 0, cols = 1;
@@ -157,6 +160,7 @@ struct Tables {
     std::vector<CSet> adj_set;    // neighbours of each country
     CSet adj_sp_set[2], has_stab_set, trade_set[5], bg_set, au_set, region_set[MAXVP];
     State init{};
+    std::shared_ptr<const ObsTables> obs;  // the observation encoder's tables (or none)
 
     int S(int k) const { return scalars(k); }
     void finish();  // derived members, checks
@@ -219,7 +223,7 @@ struct Machine {
     void add(int i, int kind, int points);
     void reduce(int i, int kind, int points);
     void remove_all(int i, int kind);
-    void score_row(int row, int& us, int& cn) const;
+    void score_row(int row, int& us, int& cn, const int* ctrl = nullptr) const;
 
     // effects.py
     void run_effect(int eid, int executor);

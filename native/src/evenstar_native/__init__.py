@@ -1,6 +1,27 @@
 """The native core of evenstar-env (C++17, nanobind); use it through
 ``evenstar_env.Game(seed, backend="native")``."""
 
-from ._core import ABI_VERSION, Batch, Engine, Tables, layout, make_tables, random_games
+from ._core import (
+    ABI_VERSION,
+    Batch,
+    Engine,
+    EvalWeights,
+    Tables,
+    action_values,
+    advance_fine,
+    evaluate,
+    fast_policy_act,
+    forced_war_plays,
+    layout,
+    make_tables,
+    obs_names,
+    pending_parts,
+    random_games,
+    resample_hidden,
+    rollout,
+)
 
-__all__ = ["ABI_VERSION", "Batch", "Engine", "Tables", "layout", "make_tables", "random_games"]
+__all__ = ["ABI_VERSION", "Batch", "Engine", "EvalWeights", "Tables", "action_values",
+           "advance_fine", "evaluate", "fast_policy_act", "forced_war_plays", "layout",
+           "make_tables", "obs_names", "pending_parts", "random_games", "resample_hidden",
+           "rollout"]

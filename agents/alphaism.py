@@ -1,0 +1,264 @@
+"""Policy-guided information-set MCTS: ISMCTS with a learned prior and value ("alphaism").
+
+The tree is that of :mod:`agents.ismcts` (single observer, one node per sequence of
+strategic actions, a determinisation by :meth:`Game.resample_hidden` per simulation,
+availability counts); what changes is how it is steered and scored:
+
+- **Selection** is PUCT, restricted to the actions legal in the simulation's
+  determinisation: ``Q(a) + c * P(a) * sqrt(avail(a)) / (1 + N(a))``, where
+  ``avail(a)`` counts the visits of the node in which `a` was legal (the availability
+  count of ISMCTS in place of the parent's visits) and an unvisited action's ``Q`` is
+  the node's own mean value for the player choosing there (first-play urgency).
+- **The prior** ``P`` is the network's softmax over the legal actions (masked logits)
+  of the position where the node was evaluated, renormalised over the actions legal
+  in the current determinisation.  An opponent's node stands for many hidden hands:
+  when a determinisation offers an action that no evaluation of the node has priced
+  yet, the simulation stops at that node and evaluates it again in this
+  determinisation, which prices the new actions (and backs up one more value).
+- **The leaf value** is the value head (the expected result for the player to move,
+  turned to each mover's point of view on the way up), mixed with the ISMCTS rollout
+  and static evaluation as ``(1 - rollout_mix) * value + rollout_mix * rollout``
+  (default 0: the value head alone).  A decided game is scored exactly.
+- **Batching:** `batch` simulations descend one after another under a virtual loss
+  (each counts as a lost visit for every mover on its path until it is backed up), then
+  their leaves go through the network in one forward pass.  Torch runs on one thread
+  during a decision.
+
+Which decisions the tree branches on follows ISMCTS: only the strategic ones (card,
+mode, headline, modifiers, spends, options...).  Each point of influence and each
+target inside a simulation is taken by :class:`FastPolicy`; at the root they are the
+network's arg-max (``fine="network"``) or the heuristic's look-ahead as in ISMCTS
+(``fine="heuristic"``).  Branching on every point of influence would make the tree several
+levels deep per card play, so that a budget of a few hundred simulations would not
+reach the opponent's answer; keeping the split also makes the comparison with plain
+ISMCTS one of guidance and evaluation only.  Scoring cards that must be played now
+(2.2.1.1) are played without search, as ISMCTS does.
+
+The search reads only what the searching player knows: the root's observation is
+its own, and every simulation starts from a fresh determinisation.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from evenstar_env import Game
+from evenstar_env.engine.constants import SIDES
+from evenstar_env.env.observation import encoder_for
+
+from .fast_policy import FastPolicy
+from .heuristic import HeuristicAgent
+from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
+from .networks import CheckpointError, load_checkpoint
+
+LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
+PRIOR_FLOOR = 1e-12
+
+
+class _Node:
+    __slots__ = ("player", "children", "visits", "value", "avail", "prior")
+
+    def __init__(self, player: str | None) -> None:
+        self.player = player  # who chose the action leading here (None at the root)
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.value = 0.0  # summed results from the searching player's point of view
+        self.avail: dict[int, int] = {}  # action -> visits of this node where it was legal
+        self.prior: dict[int, float] = {}  # action -> its probability where first priced
+
+
+class _Leaf:
+    """One simulation waiting for the network: its path, where it stopped, its rollout."""
+
+    __slots__ = ("path", "node", "legal", "mover", "obs", "rollout")
+
+    def __init__(self, path: list[_Node], node: _Node, legal: np.ndarray, mover: str,
+                 obs: np.ndarray, rollout: float) -> None:
+        self.path, self.node, self.legal, self.mover = path, node, legal, mover
+        self.obs, self.rollout = obs, rollout
+
+
+class AlphaISMCTSAgent:
+    """ISMCTS guided by a policy-value network, `simulations` per decision or `seconds`
+    per decision (whichever ends first; None: no limit of that kind)."""
+
+    name = "alphaism"
+
+    def __init__(self, network: torch.nn.Module, simulations: int | None = 200,
+                 seconds: float | None = None, c_puct: float = 1.5, rollout_mix: float = 0.0,
+                 batch: int = 8, rollout_depth: int = 80, eval_scale: float = 15.0,
+                 fine: str = "network", seed: int | None = None) -> None:
+        if simulations is None and seconds is None:
+            raise ValueError("alphaism needs a budget: simulations or seconds")
+        if not 0.0 <= rollout_mix <= 1.0:
+            raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
+        if batch < 1:
+            raise ValueError(f"batch must be >= 1, got {batch}")
+        if fine not in ("network", "heuristic"):
+            raise ValueError(f"fine must be 'network' or 'heuristic', got {fine!r}")
+        self.fine_by = fine
+        self.net = network.eval()
+        self.simulations, self.seconds = simulations, seconds
+        self.c, self.rollout_mix, self.batch = c_puct, rollout_mix, batch
+        self.rollout_depth, self.eval_scale = rollout_depth, eval_scale
+        self.encoder: Any = None
+        self.reseed(seed)
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path = LEARNED, **kw: Any) -> AlphaISMCTSAgent:
+        """The agent on the network saved at `path` (a folder: weights.pt + config.json)."""
+        path = Path(path)
+        if not (path / "config.json").is_file():
+            raise CheckpointError(f"alphaism: no network checkpoint at {path} (a folder with "
+                                  "weights.pt and config.json; train one, or name it: "
+                                  "alphaism:SIMS:PATH)")
+        net, _, _ = load_checkpoint(path)
+        agent = cls(net, **kw)
+        agent.name = f"alphaism:{path.name}"
+        return agent
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed` (the envs call it at every reset)."""
+        self.rng = np.random.default_rng(seed)
+        self.policy = FastPolicy(int(self.rng.integers(2**31)))
+        self.fine = (HeuristicAgent(int(self.rng.integers(2**31)))
+                     if self.fine_by == "heuristic" else None)
+
+    # ------------------------------------------------------------ network
+    def _encode(self, g: Game, side: str) -> np.ndarray:
+        if self.encoder is None:
+            self.encoder = encoder_for(g.content)
+        return self.encoder.encode(g._m, SIDES.index(side))
+
+    def _forward(self, obs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        with torch.inference_mode():
+            logits, value = self.net(torch.as_tensor(np.stack(obs), dtype=torch.float32))
+        return logits.numpy(), value.numpy()
+
+    @staticmethod
+    def _priors(logits: np.ndarray, legal: np.ndarray) -> dict[int, float]:
+        """The network's softmax over the legal actions (the masked logits), each at least
+        `PRIOR_FLOOR` so that a renormalisation over any legal subset is defined."""
+        z = logits[legal].astype(np.float64)
+        p = np.exp(z - z.max())
+        p = np.maximum(p / p.sum(), PRIOR_FLOOR)
+        return {int(a): float(q) for a, q in zip(legal, p, strict=True)}
+
+    # ------------------------------------------------------------ acting
+    def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
+        if game is None:
+            raise ValueError("AlphaISMCTSAgent needs the game")
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        due = scoring_card_due(game, legal)
+        if due is not None:
+            return due
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            me = game.current_player
+            logits, _ = self._forward([self._encode(game, me)])
+            root_prior = self._priors(logits[0], legal)
+            if game.decision.kind in FINE_KINDS:
+                if self.fine is not None:
+                    return self.fine.act(observation, action_mask, game)
+                return max(root_prior, key=root_prior.__getitem__)
+            root = self.search(game, root_prior)
+        finally:
+            torch.set_num_threads(threads)
+        if not root.children:  # out of time before the first simulation
+            return max(root_prior, key=root_prior.__getitem__)
+        return max(root.children, key=lambda a: (root.children[a].visits, root.prior[a]))
+
+    def search(self, game: Game, root_prior: dict[int, float]) -> _Node:
+        """Run the simulations from `game` (the searching player to move); the root."""
+        me = game.current_player
+        root = _Node(None)
+        root.prior = dict(root_prior)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while self.simulations is None or done < self.simulations:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            n = self.batch if self.simulations is None else min(self.batch,
+                                                                self.simulations - done)
+            leaves = [self._descend(game.resample_hidden(me, self.rng), root, me)
+                      for _ in range(n)]
+            self._evaluate([leaf for leaf in leaves if isinstance(leaf, _Leaf)], me)
+            done += n
+        return root
+
+    def _descend(self, g: Game, root: _Node, me: str) -> _Leaf | None:
+        """One simulation down to a position to evaluate (returned, its path under virtual
+        loss) or to the end of the game (backed up at once, None)."""
+        node, path = root, [root]
+        while True:
+            while not g.is_over and g.decision.kind in FINE_KINDS:  # not tree decisions
+                g.step(self.policy.act(None, g.action_mask(), g))
+            if g.is_over:
+                self._backup(path, g.returns()[me])
+                return None
+            legal = g.legal_actions()
+            if any(int(a) not in node.prior for a in legal):
+                break  # a leaf: new, or offering actions no evaluation has priced yet
+            chooser = g.current_player
+            a = self._select(node, legal, chooser == me)
+            child = node.children.get(a)
+            if child is None:
+                child = node.children[a] = _Node(chooser)
+            g.step(a)
+            node = child
+            path.append(node)
+        for n in path:  # virtual loss: a lost visit for every mover until the backup
+            n.visits += 1
+            n.value += 0.0 if n.player is None else (-1.0 if n.player == me else 1.0)
+        mover = g.current_player
+        obs = self._encode(g, mover)
+        rollout = (rollout_value(g, me, self.policy, self.rollout_depth, self.eval_scale)
+                   if self.rollout_mix else 0.0)
+        return _Leaf(path, node, legal, mover, obs, rollout)
+
+    def _select(self, node: _Node, legal: np.ndarray, mine: bool) -> int:
+        """PUCT over the legal actions, from the chooser's point of view."""
+        sign = 1.0 if mine else -1.0
+        fpu = sign * node.value / node.visits if node.visits else 0.0
+        total = sum(node.prior[int(a)] for a in legal)
+        best, best_score = -1, -math.inf
+        for a in legal:
+            a = int(a)
+            avail = node.avail[a] = node.avail.get(a, 0) + 1
+            child = node.children.get(a)
+            visits = child.visits if child is not None else 0
+            q = sign * child.value / visits if visits else fpu
+            score = q + self.c * node.prior[a] / total * math.sqrt(avail) / (1 + visits)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _evaluate(self, leaves: list[_Leaf], me: str) -> None:
+        """One forward pass for the waiting leaves; price their actions, back them up."""
+        if not leaves:
+            return
+        logits, values = self._forward([leaf.obs for leaf in leaves])
+        for leaf, lg, v in zip(leaves, logits, values, strict=True):
+            for a, p in self._priors(lg, leaf.legal).items():
+                leaf.node.prior.setdefault(a, p)
+            v_me = float(v) if leaf.mover == me else -float(v)
+            for n in leaf.path:  # undo the virtual loss
+                n.visits -= 1
+                n.value -= 0.0 if n.player is None else (-1.0 if n.player == me else 1.0)
+            self._backup(leaf.path, (1 - self.rollout_mix) * v_me
+                         + self.rollout_mix * leaf.rollout)
+
+    @staticmethod
+    def _backup(path: list[_Node], v_me: float) -> None:
+        for n in path:
+            n.visits += 1
+            n.value += v_me

@@ -1,0 +1,52 @@
+"""A policy trained by experiments/train.py (or cloned) as an agent.
+
+Loads an :mod:`agents.networks` checkpoint folder (``weights.pt`` read weights-only,
+``config.json``); plays the most likely legal action (``greedy``) or samples one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from .base import observation_vector
+from .networks import load_checkpoint, masked_logits
+
+DEFAULT_PATH = Path(__file__).resolve().parent / "checkpoints" / "learned"
+
+
+class LearnedAgent:
+    """A networks checkpoint playing one position at a time (on one torch thread)."""
+
+    name = "learned"
+
+    def __init__(self, path: str | Path = DEFAULT_PATH, greedy: bool = True,
+                 seed: int | None = None) -> None:
+        self.net, self.config, self.facts = load_checkpoint(Path(path))
+        self.greedy = greedy
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Start afresh, as if built with `seed` (the envs call it at every reset)."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        x = torch.as_tensor(observation_vector(observation, game, "LearnedAgent"))[None]
+        mask = torch.as_tensor(np.asarray(action_mask, dtype=bool))[None]
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # one position: extra threads only cost (docs/agents.md)
+        try:
+            with torch.no_grad():
+                logits = masked_logits(self.net(x)[0], mask)[0]
+        finally:
+            torch.set_num_threads(threads)
+        if self.greedy:
+            return int(torch.argmax(logits))
+        p = torch.softmax(logits.double(), -1).numpy()
+        return int(self.rng.choice(p.size, p=p / p.sum()))

@@ -1,0 +1,87 @@
+"""Trainer benchmark: CPU cost per learner sample of experiments/train.py's rollout and
+update, for a few network sizes, and the learner steps/s they allow on 2 cores.
+
+The rollout is :class:`experiments.train.RolloutWorker` (``--num-envs`` self-play games,
+one forward pass a step, one torch thread) and the update is :func:`ppo_update` on that
+batch (one thread).  Time is the process's CPU time (`time.process_time`), so other jobs on
+a shared machine inflate the figures less than wall-clock time; the split of the rollout
+(env step + observation, forward + sampling) is from its wall-clock timers.  Projections:
+one core doing both in turn, and two cores with ``--overlap`` on Ray (rollout and update
+in parallel, so the slower of the two sets the pace).
+
+Usage: python benchmarks/bench_train.py [--hidden 512,512 256,256] [--epochs 3] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from common import machine, write_results
+
+from agents.networks import NetConfig, build_network
+from experiments.train import RolloutWorker, TrainConfig, _state_dict, ppo_update
+
+
+def measure(hidden: tuple[int, ...], epochs: int, num_envs: int, steps: int,
+            rounds: int) -> dict[str, float]:
+    cfg = TrainConfig(num_envs=num_envs, rollout_steps=steps, epochs=epochs, threads=1,
+                      selfplay_frac=1.0, scripted_frac=0.0)
+    net_cfg = NetConfig.for_content(hidden=hidden)
+    net = build_network(net_cfg)
+    worker = RolloutWorker(asdict(cfg), asdict(net_cfg), 0)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    rng = np.random.default_rng(0)
+    torch.set_num_threads(1)
+    worker.collect(_state_dict(net), {})  # warm up: the first games' start, allocations
+    roll = upd = n = 0.0
+    split = {"env": 0.0, "forward": 0.0}
+    wall = 0.0
+    for _ in range(rounds):
+        c0, w0 = time.process_time(), time.perf_counter()
+        batch = worker.collect(_state_dict(net), {})
+        c1, w1 = time.process_time(), time.perf_counter()
+        ppo_update(net, opt, batch, None, 0.0, cfg, rng)
+        roll += c1 - c0
+        upd += time.process_time() - c1
+        wall += time.perf_counter() - w0
+        for k in split:
+            split[k] += batch["time"][k] / (w1 - w0) * (c1 - c0)
+        n += len(batch["act"])
+    us = {"rollout": 1e6 * roll / n, "update": 1e6 * upd / n,
+          **{k: 1e6 * v / n for k, v in split.items()}}
+    return {**{f"{k}_us": round(v, 1) for k, v in us.items()},
+            "samples": int(n), "wall_steps_per_s": round(n / wall, 1),
+            "one_core_steps_per_s": round(1e6 / (us["rollout"] + us["update"]), 1),
+            "two_cores_overlap_steps_per_s": round(1e6 / max(us["rollout"], us["update"]), 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hidden", nargs="+", default=["512,512", "256,256"])
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--num-envs", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=64)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/train.json"))
+    a = ap.parse_args()
+    rows = {}
+    print(f"{'net':>10} {'env':>6} {'fwd':>6} {'rollout':>8} {'update':>7}  (CPU µs per "
+          f"learner sample, {a.epochs} epochs)  1 core   2 cores overlap")
+    for h in a.hidden:
+        hidden = tuple(int(x) for x in h.split(","))
+        r = measure(hidden, a.epochs, a.num_envs, a.steps, a.rounds)
+        rows[h] = r
+        print(f"{h:>10} {r['env_us']:6.0f} {r['forward_us']:6.0f} {r['rollout_us']:8.0f} "
+              f"{r['update_us']:7.0f}  {'':>38} {r['one_core_steps_per_s']:7.0f}   "
+              f"{r['two_cores_overlap_steps_per_s']:7.0f}")
+    write_results({"machine": machine(), "epochs": a.epochs, "num_envs": a.num_envs,
+                   "steps": a.steps, "results": rows}, a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""Ratings of agents: a round robin on paired seeds, openskill ratings with uncertainty.
+
+Every pair of agents plays the same seeds twice with the sides swapped (the arena's
+jobs).  The games are rated with openskill's Plackett-Luce model, one game at a time in
+a fixed interleaved order (seed by seed, every pairing of a seed together), so that no
+pairing is rated all at once; each agent gets ``mu``, ``sigma`` (its uncertainty) and the
+conservative ``ordinal = mu - 3 sigma`` by which the table is ranked.  Written as
+``ratings.md`` (the table, the pairwise win rates and the command) and ``ratings.json``,
+with the arena's outputs (every game, per-side results, plots) beside them.
+
+Games already in ``OUT/games.jsonl`` for the same seed and agent specs are kept, so
+adding an agent to the command plays only its pairings (games of agents the command no
+longer names are dropped from the folder).  ``--readme README.md``
+replaces the README's table between :data:`BEGIN` and :data:`END`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from experiments.arena import (
+    Job,
+    check_settings,
+    jobs_for,
+    ratings,
+    run_games,
+    summarise,
+    write_outputs,
+)
+from experiments.files import ensure_output_dir, write_text_atomic
+from experiments.selfplay import GameRecord
+from experiments.stats import wilson
+
+BEGIN, END = "<!-- ratings:begin -->", "<!-- ratings:end -->"
+
+
+def _key(r: GameRecord | Job) -> tuple[int, str, str]:
+    if isinstance(r, Job):
+        return r.seed, r.usa, r.china
+    return r.seed, r.agents["usa"], r.agents["china"]
+
+
+def load_games(path: Path) -> list[GameRecord]:
+    """The game records of an earlier run (none if the file is absent)."""
+    if not path.is_file():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(GameRecord(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise ValueError(f"{path}:{n}: not a game record ({exc})") from None
+    return out
+
+
+def rate(records: list[GameRecord], specs: list[str]) -> list[dict[str, Any]]:
+    """One row per agent, best first: openskill rating, games and score with its interval."""
+    ordered = sorted(records, key=lambda r: (r.seed, sorted(r.agents.values()), r.agents["usa"]))
+    table = ratings(ordered)
+    counts: dict[str, Counter] = {s: Counter() for s in specs}
+    for r in records:
+        for side, spec in r.agents.items():
+            counts[spec]["draw" if r.winner is None else
+                         ("win" if r.winner == side else "loss")] += 1
+    rows = []
+    for spec, rt in table.items():
+        c = counts[spec]
+        n = sum(c.values())
+        score = c["win"] + 0.5 * c["draw"]
+        lo, hi = wilson(c["win"], n)
+        rows.append({"agent": spec, **rt, "games": n, "wins": c["win"], "draws": c["draw"],
+                     "losses": c["loss"], "score": score / n if n else 0.0,
+                     "win_ci95": [lo, hi]})
+    return rows
+
+
+def pairwise(records: list[GameRecord], specs: list[str]) -> dict[str, dict[str, list[int]]]:
+    """``[wins, games]`` of each agent against each other one, both sides together."""
+    out = {a: {b: [0, 0] for b in specs if b != a} for a in specs}
+    for r in records:
+        a, b = r.agents["usa"], r.agents["china"]
+        for me, opp, side in ((a, b, "usa"), (b, a, "china")):
+            out[me][opp][0] += r.winner == side
+            out[me][opp][1] += 1
+    return out
+
+
+def command_line(specs: list[str], games: int, seed0: int) -> str:
+    return (f"python -m experiments.cli ratings {' '.join(specs)} --games {games} "
+            f"--seed {seed0}")
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The ratings table, the pairwise win rates and how they were made."""
+    cfg = result["config"]
+    lines = ["| rank | agent | ordinal (μ − 3σ) | μ | σ | games | W–D–L | wins [95% CI] |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for k, r in enumerate(result["ratings"], 1):
+        lo, hi = r["win_ci95"]
+        lines.append(f"| {k} | `{r['agent']}` | {r['ordinal']:.1f} | {r['mu']:.1f} | "
+                     f"{r['sigma']:.1f} | {r['games']} | {r['wins']}–{r['draws']}–"
+                     f"{r['losses']} | {r['wins'] / max(1, r['games']):.0%} "
+                     f"[{lo:.0%}, {hi:.0%}] |")
+    specs = [r["agent"] for r in result["ratings"]]
+    lines += ["", "Wins of the row agent against the column agent (both sides, "
+              f"{2 * cfg['games_per_pairing']} games a pairing):", "",
+              "| | " + " | ".join(f"`{s}`" for s in specs) + " |",
+              "| --- |" + " --- |" * len(specs)]
+    pw = result["pairwise"]
+    for a in specs:
+        cells = ["—" if a == b else f"{pw[a][b][0]}/{pw[a][b][1]}" for b in specs]
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    lines += ["", f"Round robin on paired seeds {cfg['seed0']}–"
+              f"{cfg['seed0'] + cfg['games_per_pairing'] - 1} (each played with both sides), "
+              f"openskill {cfg['openskill']} Plackett-Luce, rated in seed order; "
+              f"{cfg['played'] + cfg['reused']} games ({cfg['reused']} of them kept from "
+              f"earlier runs), {cfg['seconds']:.0f} s of wall time in the runs that played "
+              "them. Reproduce or extend "
+              "(add agents; games already played are kept):", "", "```bash",
+              cfg["command"] + " --readme README.md", "```"]
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(readme: Path, table: str) -> None:
+    """Put `table` between the README's ratings markers (appended as a "Ratings" section
+    if the README has none)."""
+    text = readme.read_text(encoding="utf-8")
+    block = f"{BEGIN}\n{table}{END}"
+    if BEGIN in text and END in text and text.index(BEGIN) < text.index(END):
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + f"\n\n## Ratings\n\n{block}\n"
+    write_text_atomic(readme, text)
+
+
+def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
+                backend: str = "process", ray_address: str | None = None,
+                readme: Path | None = None, progress: bool = True) -> dict[str, Any]:
+    """Play (or complete) the round robin into `out`, rate it, write the tables."""
+    from importlib.metadata import version
+
+    check_settings(specs, games, workers, backend)
+    if len(set(specs)) < len(specs):
+        raise ValueError(f"an agent is named twice: {' '.join(specs)}")
+    if readme is not None and not readme.is_file():
+        raise ValueError(f"{readme}: no such README file")
+    ensure_output_dir(out)
+    jobs = jobs_for(specs, games, seed0)
+    known = {_key(r): r for r in load_games(out / "games.jsonl")}
+    todo = [j for j in jobs if _key(j) not in known]
+    t0 = time.perf_counter()
+    played = {_key(r): r for r in run_games(todo, workers, progress, backend, ray_address)}
+    seconds = time.perf_counter() - t0
+    if len(todo) < len(jobs) and (out / "ratings.json").is_file():  # the earlier runs' time
+        with contextlib.suppress(ValueError, KeyError, TypeError):  # unreadable: not counted
+            seconds += float(json.loads((out / "ratings.json").read_text())["config"]["seconds"])
+    records = [known.get(_key(j)) or played[_key(j)] for j in jobs]
+    summary = summarise(records)
+    result = {"ratings": rate(records, specs), "pairwise": pairwise(records, specs),
+              "config": {"agents": specs, "games_per_pairing": games, "seed0": seed0,
+                         "played": len(todo), "reused": len(jobs) - len(todo),
+                         "seconds": seconds,  # wall time of the runs that played them
+                         "backend": backend,
+                         "openskill": version("openskill"),
+                         "command": command_line(specs, games, seed0)}}
+    summary["ratings"] = {r["agent"]: {k: r[k] for k in ("mu", "sigma", "ordinal")}
+                          for r in result["ratings"]}
+    summary["config"] = result["config"]
+    write_outputs(records, summary, out)
+    table = markdown(result)
+    write_text_atomic(out / "ratings.json", json.dumps(result, indent=2) + "\n")
+    write_text_atomic(out / "ratings.md", "# Ratings\n\n" + table)
+    if readme is not None:
+        update_readme(readme, table)
+    return result

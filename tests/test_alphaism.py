@@ -1,0 +1,167 @@
+"""Policy-guided ISMCTS (agents/alphaism.py) on small test networks (issue 18: search on
+top of the learned policy)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from helpers import action_round, advance_to
+
+from agents.alphaism import AlphaISMCTSAgent
+from agents.networks import NetConfig, build_network, save_checkpoint
+from agents.specs import make_agent
+from evenstar_env import Game
+from evenstar_env.env.observation import encoder_for
+
+
+@pytest.fixture(scope="module")
+def cfg() -> NetConfig:
+    return NetConfig.for_content(hidden=(16,))
+
+
+@pytest.fixture(scope="module")
+def random_net(cfg):
+    torch.manual_seed(0)
+    net = build_network(cfg)
+    with torch.no_grad():  # logits that differ enough for the prior to matter
+        net.policy.weight.normal_(0, 0.5)
+    return net
+
+
+def agent(net, seed: int = 0, **kw) -> AlphaISMCTSAgent:
+    return AlphaISMCTSAgent(net, **{"simulations": 24, "batch": 4, **kw}, seed=seed)
+
+
+def play(ag, g: Game, decisions: int) -> list[int]:
+    out = []
+    while not g.is_over and len(out) < decisions:
+        mask = g.action_mask()
+        a = ag.act(None, mask, g)
+        assert mask[a], f"illegal {a} for {g.decision}"
+        out.append(a)
+        g.step(a)
+    return out
+
+
+def test_only_legal_actions(random_net) -> None:
+    assert len(play(agent(random_net), Game(0), 80)) == 80
+    assert len(play(agent(random_net, rollout_mix=0.5, batch=1, fine="heuristic"), Game(1),
+                    30)) == 30
+
+
+def test_deterministic_for_a_seed(random_net) -> None:
+    assert play(agent(random_net, 3), Game(5), 40) == play(agent(random_net, 3), Game(5), 40)
+
+
+def one_action_net(cfg, action: int, value: float):
+    """A policy with all its mass on `action` wherever it is legal, a constant value."""
+    net = build_network(cfg)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        net.policy.bias[action] = 1e4  # the others' softmax underflows to 0
+        net.value.bias.fill_(float(np.arctanh(value)))
+    return net
+
+
+@pytest.mark.parametrize("batch", [1, 8])
+def test_search_follows_a_certain_prior_when_the_value_is_constant(cfg, batch) -> None:
+    g = action_round(4, "usa")
+    legal = g.legal_actions()
+    assert legal.size > 3
+    for target in (int(legal[1]), int(legal[-1])):
+        ag = agent(one_action_net(cfg, target, 0.3), simulations=40, batch=batch)
+        assert ag.act(None, g.action_mask(), g) == target
+        logits = np.zeros(g.num_actions)
+        logits[target] = 1e4
+        assert min(ag._priors(logits, legal).values()) > 0  # renormalisable on any subset
+        root = ag.search(g, {int(a): float(a == target) or 1e-17 for a in legal})
+        visits = {a: c.visits for a, c in root.children.items()}
+        assert visits[target] == max(visits.values())
+        if batch == 1:  # no virtual loss: every simulation goes the prior's way
+            assert visits == {target: 40}
+
+
+def side_value_net(cfg, enc):
+    """Value +tanh(tanh(3)) for the US to move, the same negated for China to move: the
+    position is as good for the US whoever moves."""
+    net = build_network(cfg)
+    me = enc.layout["me"].start
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        net.body[0].weight[0, me], net.body[0].weight[0, me + 1] = 3.0, -3.0
+        net.value.weight[0, 0] = 1.0
+    return net
+
+
+@pytest.mark.parametrize("side", ["usa", "china"])
+def test_values_are_backed_up_from_each_movers_point_of_view(cfg, side) -> None:
+    g = action_round(2, side)
+    net = side_value_net(cfg, encoder_for(g.content))
+    ag = agent(net, simulations=150, batch=4)
+    movers: set[str] = set()
+    evaluate = ag._evaluate
+
+    def seen(leaves, me):
+        movers.update(leaf.mover for leaf in leaves)
+        return evaluate(leaves, me)
+
+    ag._evaluate = seen
+    root = ag.search(g, ag._priors(np.zeros(g.num_actions), g.legal_actions()))
+    assert movers == {"usa", "china"}  # leaves with either side to move were scored
+    expected = float(np.tanh(np.tanh(3.0))) * (1 if side == "usa" else -1)
+    assert root.value / root.visits == pytest.approx(expected, abs=1e-5)
+
+
+@pytest.mark.parametrize(("seed", "side"), [(11, "usa"), (6, "china")])
+def test_search_never_reads_the_opponents_hidden_cards(random_net, seed, side) -> None:
+    """Same public state, same own hand, the opponent's hand (and the deck order and
+    dice) redrawn: the same tree, the same choice."""
+    g = advance_to(Game(seed), "card", side)
+    opp = "china" if side == "usa" else "usa"
+    other = g.resample_hidden(side, 1234)
+    assert sorted(other.hand(opp)) != sorted(g.hand(opp))
+
+    def tree(game: Game):
+        ag = agent(random_net, seed=9, simulations=40)
+        a = ag.act(None, game.action_mask(), game)
+        ag.reseed(9)
+        root = ag.search(game, ag._priors(np.zeros(game.num_actions), game.legal_actions()))
+        return a, {k: (c.visits, round(c.value, 9)) for k, c in root.children.items()}
+
+    assert tree(g) == tree(other)
+
+
+def test_spec_loads_a_checkpoint_and_names_a_missing_one(cfg, random_net, tmp_path: Path
+                                                        ) -> None:
+    save_checkpoint(tmp_path / "net", random_net, cfg)
+    ag = make_agent(f"alphaism:16:{tmp_path / 'net'}", 1)
+    assert ag.simulations == 16 and ag.name == "alphaism:net"
+    timed = make_agent(f"alphaism:0.05s:{tmp_path / 'net'}", 1)
+    assert timed.simulations is None and timed.seconds == 0.05
+    with pytest.raises(ValueError, match="no network checkpoint at .*absent"):
+        make_agent(f"alphaism:16:{tmp_path / 'absent'}", 0)
+    with pytest.raises(ValueError, match="SIMS must be"):
+        make_agent(f"alphaism:lots:{tmp_path / 'net'}", 0)
+    tuned = make_agent(f"alphaism:0.2s,fine=heuristic,mix=0.5,c=2,batch=2:{tmp_path / 'net'}",
+                       1)
+    assert (tuned.seconds, tuned.fine_by, tuned.rollout_mix, tuned.c, tuned.batch) == (
+        0.2, "heuristic", 0.5, 2.0, 2)
+    for bad, message in (("8,depth=3", "unknown setting"), ("8,mix=lots", "mix must be"),
+                         ("8,mix=2", "rollout_mix must be"), ("8,fine=oracle", "fine must")):
+        with pytest.raises(ValueError, match=message):
+            make_agent(f"alphaism:{bad}:{tmp_path / 'net'}", 0)
+
+
+def test_time_budget_is_kept(random_net) -> None:
+    import time
+
+    g = action_round(3, "usa")
+    ag = agent(random_net, simulations=None, seconds=0.05)
+    t = time.perf_counter()
+    ag.act(None, g.action_mask(), g)
+    assert time.perf_counter() - t < 0.5
