@@ -8,6 +8,7 @@ over, never written twice.
 
 from __future__ import annotations
 
+import atexit
 from functools import lru_cache
 from typing import Any
 
@@ -48,9 +49,11 @@ SIDE = {"usa": 0, "china": 1}
 
 @lru_cache(maxsize=1)
 def native_weights() -> Any:
-    """The weights above as the native core's EvalWeights."""
+    """The weights above as the native core's EvalWeights (released at exit, before the
+    extension is torn down, so that nanobind reports no leak)."""
     from evenstar_env.native import core
 
+    atexit.register(native_weights.cache_clear)
     return core().EvalWeights([WIN, W_VP, W_REGION, W_SUBREGION, W_LEVEL, W_DANGER,
                                W_RESERVES, W_TECH, W_BG_INFLUENCE, W_HELD_SCORING])
 

@@ -8,6 +8,9 @@ from .heuristic import HeuristicAgent
 from .ismcts import ISMCTSAgent
 from .random_agent import CautiousRandomAgent, RandomAgent
 
+SPEC_FORMS = ("random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
+              "alphaism[:SIMS[:PATH]], learned[:PATH], openspiel-ismcts[:SIMS]")
+
 
 def make_agent(spec: str, seed: int) -> Any:
     """An agent from a spec: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH,
@@ -49,9 +52,7 @@ def make_agent(spec: str, seed: int) -> Any:
         from agents.openspiel_agent import OpenSpielISMCTSAgent
 
         return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r} (random, cautious, heuristic, "
-                     f"ismcts[:ITER[:SECONDS]], ppo:PATH, alphaism[:SIMS[:PATH]], learned[:PATH], "
-                     f"openspiel-ismcts[:SIMS])")
+    raise ValueError(f"unknown agent spec {spec!r} ({SPEC_FORMS})")
 
 
 ALPHAISM_OPTIONS = {"c": ("c_puct", float), "mix": ("rollout_mix", float),

@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agents.specs import SPEC_FORMS
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Dawn of the Evenstar: arena, balance studies, play and replay.")
 console = Console()
@@ -60,9 +62,7 @@ def _main() -> None:
 
 
 VARIANTS_FILE = Path(__file__).resolve().parent / "variants.toml"  # found from any folder
-AGENT_SPECS = ("agent specs: random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
-               "alphaism[:SIMS[:PATH]], "
-               "openspiel-ismcts[:SIMS]")
+AGENT_SPECS = f"agent specs: {SPEC_FORMS}"
 
 
 # Options several commands share.
