@@ -977,7 +977,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
 
 def main(argv: list[str] | None = None) -> None:
     cfg, resume = parse_args(argv)
-    Trainer(cfg, resume).train()
+    trainer = Trainer(cfg, resume)
+    try:
+        trainer.train()
+    except KeyboardInterrupt:  # one line, not a traceback; the saved checkpoints stay
+        raise SystemExit(f"interrupted after update {trainer.update}; checkpoints are in "
+                         f"{trainer.run}/checkpoints (latest: every --checkpoint-every "
+                         f"updates); --resume continues the run") from None
 
 
 if __name__ == "__main__":

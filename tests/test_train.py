@@ -297,3 +297,17 @@ def test_learned_agent_plays_the_best_legal_action(tmp_path: Path):
     assert picks <= {3, 10, 20} and 20 in picks
     with pytest.raises(ValueError, match="needs an observation or the game"):
         greedy.act(None, mask)
+
+
+def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
+    """Ctrl-C during training: one line naming the checkpoints and --resume, no traceback."""
+    def interrupted(self) -> None:
+        self.update = 3
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train.Trainer, "train", interrupted)
+    with pytest.raises(SystemExit) as e:
+        train.main(["--smoke", "--runs-dir", str(tmp_path)])
+    message = str(e.value.code)
+    assert "interrupted after update 3" in message and "--resume" in message
+    assert str(tmp_path / "smoke" / "checkpoints") in message
