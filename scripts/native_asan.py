@@ -44,9 +44,9 @@ def load(path: Path) -> None:
     spec.loader.exec_module(core)
     pkg = types.ModuleType("evenstar_native")
     pkg.__path__ = []
-    for name in ("ABI_VERSION", "Batch", "Engine", "Tables", "layout", "make_tables",
-                 "obs_names", "random_games"):
-        setattr(pkg, name, getattr(core, name))
+    for name in dir(core):  # everything the package re-exports (evenstar_native/__init__)
+        if not name.startswith("_"):
+            setattr(pkg, name, getattr(core, name))
     pkg._core = core
     sys.modules["evenstar_native"] = pkg
     sys.modules["evenstar_native._core"] = core
