@@ -52,10 +52,30 @@ def load(path: Path) -> None:
     sys.modules["evenstar_native._core"] = core
 
 
+def agent_games(n: int) -> int:
+    """Heuristic against a small ISMCTS on native games: the agents' C++ loops run."""
+    from agents.heuristic import HeuristicAgent
+    from agents.ismcts import ISMCTSAgent
+    from evenstar_env import Game
+
+    decisions = 0
+    for seed in range(n):
+        g = Game(500_000 + seed, backend="native")
+        players = {"usa": HeuristicAgent(seed), "china": ISMCTSAgent(seed=seed, iterations=20)}
+        if seed % 2:
+            players = {"usa": players["china"], "china": players["usa"]}
+        while not g.is_over:
+            g.step(players[g.current_player].act(None, g.action_mask(), g))
+            decisions += 1
+    return decisions
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--random", type=int, default=2000)
     ap.add_argument("--cautious", type=int, default=50)
+    ap.add_argument("--agent-games", type=int, default=20,
+                    help="heuristic vs ISMCTS games on the native core (the agents' C++)")
     args = ap.parse_args()
     if os.environ.get("EVENSTAR_ASAN_CHILD") != "1":
         path = build()
@@ -95,10 +115,13 @@ def main() -> int:
         legal = [np.flatnonzero(m) for m in batch.mask]
         batch.step(np.array([row[rng.integers(row.size)] if row.size else 0 for row in legal]))
         batch.observe(out, None if k % 2 else np.where(batch.player >= 0, 1 - batch.player, -1))
+    agent_decisions = agent_games(args.agent_games)
     print(f"sanitizer build: {args.random} random + {args.cautious} cautious lockstep games "
           f"({steps} steps, both observations in C++ every step), {games} all-C++ games "
-          f"({decisions} decisions) and 500 steps and observations of a 64-game batch on 2 "
-          f"threads with no report, {time.time() - t0:.0f} s")
+          f"({decisions} decisions), 500 steps and observations of a 64-game batch on 2 "
+          f"threads, and {args.agent_games} heuristic-vs-ISMCTS games ({agent_decisions} "
+          f"decisions: resample_hidden, evaluate, action_values, FastPolicy, rollouts in "
+          f"C++) with no report, {time.time() - t0:.0f} s")
     return 0
 
 
