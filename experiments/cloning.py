@@ -581,8 +581,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         kw = {k: v for k, v in vars(a).items() if k not in ("smoke", "hidden", "out")}
         cfg = CloningConfig(out=a.out or d.out, hidden=tuple(int(h) for h in a.hidden.split(",")),
                             **kw)
-    if cfg.workers > 2:
-        raise SystemExit("--workers: at most 2 on this machine")
+    bad = [n for n in ("games", "workers", "epochs", "batch_size") if getattr(cfg, n) < 1]
+    if bad or cfg.dagger < 0 or not 0 <= cfg.holdout < 1 or cfg.lr <= 0:
+        raise SystemExit(f"cloning: {', '.join('--' + n.replace('_', '-') for n in bad)}"
+                         " must be at least 1; --dagger at least 0, --holdout in [0, 1), "
+                         "--lr positive")
+    if cfg.data and not Path(cfg.data).is_file():
+        raise SystemExit(f"cloning: --data {cfg.data}: no such records file")
     run(cfg)
 
 

@@ -154,6 +154,16 @@ class TrainConfig:
     checkpoint_every: int = _opt(10, "updates between checkpoints")
 
     def check(self) -> None:
+        for name in ("num_envs", "rollout_steps", "workers", "epochs", "minibatch",
+                     "total_steps", "pool_size", "snapshot_every", "eval_every", "eval_games",
+                     "checkpoint_every", "threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, "
+                                 f"not {getattr(self, name)}")
+        if not (self.lr > 0 and self.clip > 0 and 0 < self.gamma <= 1
+                and 0 <= self.gae_lambda <= 1 and self.minutes >= 0):
+            raise ValueError("--lr and --clip must be positive, --gamma in (0, 1], "
+                             "--gae-lambda in [0, 1], --minutes at least 0")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"--backend must be local or ray, not {self.backend!r}")
         seeds = range(self.eval_seed, self.eval_seed + self.eval_games)
@@ -977,7 +987,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
 
 def main(argv: list[str] | None = None) -> None:
     cfg, resume = parse_args(argv)
-    trainer = Trainer(cfg, resume)
+    try:
+        trainer = Trainer(cfg, resume)
+    except ValueError as e:  # a bad setting: one line, not a traceback
+        raise SystemExit(f"train: {e}") from None
     try:
         trainer.train()
     except KeyboardInterrupt:  # one line, not a traceback; the saved checkpoints stay

@@ -157,3 +157,12 @@ def test_warm_start_logs_and_seeds_the_opponent_pool(tmp_path: Path) -> None:
     assert len(rows) == cfg.bc_epochs and int(rows[0]["examples"]) > 0
     assert (tmp_path / "snapshots" / "snapshot_000000000.pt").exists()
     assert (tmp_path / "checkpoints" / "bc_policy.json").exists()
+
+
+def test_missing_records_and_bad_counts_end_in_one_line(tmp_path) -> None:
+    from experiments import cloning
+
+    with pytest.raises(SystemExit, match="no such records file"):
+        cloning.main(["--data", str(tmp_path / "absent.npz"), "--out", str(tmp_path / "o")])
+    with pytest.raises(SystemExit, match="--games must be at least 1"):
+        cloning.main(["--games", "0", "--out", str(tmp_path / "o")])

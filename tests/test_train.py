@@ -311,3 +311,11 @@ def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
     message = str(e.value.code)
     assert "interrupted after update 3" in message and "--resume" in message
     assert str(tmp_path / "smoke" / "checkpoints") in message
+
+
+@pytest.mark.parametrize("args,needle", [(["--num-envs", "-3"], "--num-envs must be at least 1"),
+                                         (["--gamma", "0"], "--gamma in (0, 1]")])
+def test_bad_settings_end_in_one_line(args, needle, tmp_path) -> None:
+    with pytest.raises(SystemExit) as e:
+        train.main(["--smoke", "--runs-dir", str(tmp_path), *args])
+    assert needle in str(e.value.code)
