@@ -191,12 +191,32 @@ def _run_ray(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
                                   workers, address)
 
 
+STAMP = "play_fingerprint.txt"
+
+
+def check_data_stamp(out: Path, has_games: bool) -> None:
+    """Refuse to resume a study folder whose games were played on other card or rule data
+    (their results would be mixed with this data's); stamp a new folder."""
+    from evenstar_env.content import load_content, play_fingerprint
+
+    now = play_fingerprint(load_content())
+    stamp = out / STAMP
+    had = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else None
+    if has_games and had != now:
+        played = f"data {had}" if had else "data of unknown fingerprint"
+        raise ValueError(f"{out} holds games played on {played}, not on the shipped data "
+                         f"({now}): use another folder or delete that one")
+    if had != now:
+        write_text_atomic(stamp, now + "\n")
+
+
 def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
     """Run (or resume) a study into `out`; return the summary (also written to disk)."""
     study.check()
     out.mkdir(parents=True, exist_ok=True)
     games_path = out / "games.jsonl"
     done = read_games(games_path, repair=True)
+    check_data_stamp(out, bool(done))
     finished = {r["key"] for r in done}
     variants = {v.name: v.model_dump() for v in study.all_variants()}
     stopped: dict[str, str] = {}

@@ -32,7 +32,6 @@ renders to and that the fingerprint is current, without playing a game.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import re
@@ -48,7 +47,12 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from evenstar_env import Game  # noqa: E402
-from evenstar_env.content import Content, fingerprint, load_content  # noqa: E402
+from evenstar_env.content import (  # noqa: E402
+    Content,
+    fingerprint,
+    load_content,
+    play_fingerprint,
+)
 from evenstar_env.engine import machine, play  # noqa: E402
 from evenstar_env.engine.constants import (  # noqa: E402
     HAND,
@@ -65,7 +69,6 @@ SCREEN_MIN = 0.10  # |screen| from which a card is a candidate for confirmation
 MIN_PLAYS, MIN_HELD = 5, 20  # fewer observations: reported, not flagged
 MIN_SCREEN_GAMES = 10  # a screen needs this many games on each side of the split
 # Data fields that do not change play (the report re-renders them without new games).
-TEXT_FIELDS = frozenset({"zh", "text", "text_zh", "note", "rarely_playable", "description"})
 STATS = ("held", "playable", "fired", "changed")
 
 
@@ -222,13 +225,15 @@ def confirm(c: Content, cards: list[str], games: int, seed0: int, workers: int,
     sides as dealt) for `cards`; the baseline games are taken from `baseline_dir` (not
     replayed).  Per card, the owner's paired win difference with a 95% interval."""
     from evenstar_env.content.schema import Variant
-    from experiments.balance import Study, read_games, run_study
+    from experiments.balance import Study, check_data_stamp, read_games, run_study
     from experiments.files import append_line
 
     study = Study([Variant(name="baseline")], games=games, seed0=seed0, workers=workers,
                   forbid=cards)
     study_dir.mkdir(parents=True, exist_ok=True)
     have = {r["key"] for r in read_games(study_dir / "games.jsonl", repair=True)}
+    check_data_stamp(study_dir, bool(have))
+    check_data_stamp(baseline_dir, True)
     for rec in read_games(baseline_dir / "games.jsonl"):
         if (rec["variant"] == "baseline" and rec["usa"] == rec["china"] == "heuristic"
                 and seed0 <= rec["seed"] < seed0 + games and rec["key"] not in have):
@@ -253,24 +258,6 @@ def swings(c: Content, summary: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- static checks
-
-
-def _strip(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _strip(v) for k, v in obj.items() if k not in TEXT_FIELDS}
-    if isinstance(obj, list):
-        return [_strip(v) for v in obj]
-    return obj
-
-
-def data_fingerprint(c: Content) -> str:
-    """A hash of everything in the data that can change play (map, rules, setup, tracks,
-    every card and history card, without their texts and notes); `fingerprint` only
-    covers the layout (names and ids)."""
-    r = c.raw
-    blobs = [json.dumps(_strip(m.model_dump()), sort_keys=True)
-             for m in (r.map, r.rules, r.setup, r.tracks, *c.cards, *c.history)]
-    return hashlib.sha256("\n".join(blobs).encode()).hexdigest()[:16]
 
 
 def effect_key(c: Content, i: int) -> str:
@@ -446,7 +433,7 @@ def main() -> int:
     args = ap.parse_args()
     c = load_content()
     res = load_results(args.data)
-    fp = data_fingerprint(c)
+    fp = play_fingerprint(c)
     if not args.render:
         if res.get("fingerprint") != fp and not args.games:
             ap.error("the stored results are from other data: pass --games N")

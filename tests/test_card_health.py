@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from evenstar_env.content import DATA_DIR, fingerprint, load_content
+from evenstar_env.content import DATA_DIR, fingerprint, load_content, play_fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -17,7 +17,7 @@ import card_health  # noqa: E402
 
 def test_stored_results_are_from_the_shipped_data() -> None:
     stored = card_health.load_results()
-    assert stored.get("fingerprint") == card_health.data_fingerprint(load_content()), (
+    assert stored.get("fingerprint") == play_fingerprint(load_content()), (
         "docs/data/card_health.json is from other data: run python scripts/card_health.py "
         "--games 200 (and the --ismcts / --confirm runs of docs/balance.md)")
 
@@ -35,7 +35,7 @@ def test_stored_report_meets_the_size_issue_19_asks_for() -> None:
 
 
 def _results(c, stats: dict, screen: dict | None = None, swing: dict | None = None) -> dict:
-    return {"fingerprint": card_health.data_fingerprint(c),
+    return {"fingerprint": play_fingerprint(c),
             "heuristic": {"games": 2, "seeds": [0, 1], "stats": stats, "screen": screen or {}},
             "confirm": {"games": 40, "how": "test", "swing": swing or {}}}
 
@@ -116,7 +116,7 @@ def test_measure_replays_a_stored_game_and_counts_its_events() -> None:
         assert n1 == (st["fired"].get(cid, 0) > 0)
 
 
-def test_data_fingerprint_changes_with_an_effect_not_with_a_note(tmp_path: Path) -> None:
+def test_play_fingerprint_changes_with_an_effect_not_with_a_note(tmp_path: Path) -> None:
     """A stale report is caught when only an amount changes (the layout stays the same);
     a text-only change needs a re-render, not new games."""
     shutil.copytree(DATA_DIR, tmp_path / "data")
@@ -126,12 +126,12 @@ def test_data_fingerprint_changes_with_an_effect_not_with_a_note(tmp_path: Path)
                               '{ op = "vp", side = "china", amount = 2 }', 1), encoding="utf-8")
     a, b = load_content(), load_content(tmp_path / "data")
     assert fingerprint(a) == fingerprint(b)
-    assert card_health.data_fingerprint(a) != card_health.data_fingerprint(b)
+    assert play_fingerprint(a) != play_fingerprint(b)
     shutil.copytree(DATA_DIR, tmp_path / "text")  # another folder: load_content caches
     q = tmp_path / "text" / "cards_mid.toml"
     q.write_text(text.replace('note = "', 'note = "Revised. ', 1), encoding="utf-8")
-    assert card_health.data_fingerprint(load_content(tmp_path / "text")) == \
-        card_health.data_fingerprint(a)
+    assert play_fingerprint(load_content(tmp_path / "text")) == \
+        play_fingerprint(a)
 
 
 def test_candidates_rank_screens_by_evidence_and_skip_small_ones() -> None:

@@ -42,7 +42,8 @@ def finished_study(tmp_path_factory) -> Path:
 
 def copy_study(src: Path, dst: Path) -> Path:
     dst.mkdir(exist_ok=True)
-    (dst / "games.jsonl").write_bytes((src / "games.jsonl").read_bytes())
+    for name in ("games.jsonl", balance.STAMP):
+        (dst / name).write_bytes((src / name).read_bytes())
     return dst
 
 
@@ -234,3 +235,16 @@ def test_train_command_reports_a_refused_resume_in_one_line(tmp_path: Path) -> N
     assert result.exit_code == 1
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "no checkpoint to resume" in lines[0]
+
+
+def test_a_study_played_on_other_data_is_not_resumed(finished_study: Path, tmp_path: Path) -> None:
+    """Games from other card or rule data would be mixed into this data's figures: the
+    resume stops in one message, before any game is played."""
+    out = copy_study(finished_study, tmp_path / "s")
+    (out / balance.STAMP).write_text("0123456789abcdef\n")
+    with pytest.raises(ValueError, match="played on data 0123456789abcdef, not on the shipped"):
+        run_study(tiny(3), out, progress=False)
+    (out / balance.STAMP).unlink()  # folders from before the stamp are not trusted either
+    with pytest.raises(ValueError, match="unknown fingerprint"):
+        run_study(tiny(3), out, progress=False)
+    assert keys(out / "games.jsonl") == keys(finished_study / "games.jsonl")

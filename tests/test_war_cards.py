@@ -667,15 +667,18 @@ def test_western_development_gives_a_reserve_stays_in_play_and_raises_china_ops(
     assert [ops_shown(g, CN_BY_OPS[k]) for k in (1, 2, 3, 4)] == [2, 3, 4, 4]
 
 
-def test_western_development_ends_at_the_start_of_turn_4_and_leaves_the_game() -> None:
-    """Its text: cancelled at the start of turn 4 (the mid era); a cancelled card leaves."""
+@pytest.mark.parametrize("card", [WESTERN, MFN])
+def test_early_ops_modifiers_end_at_the_start_of_turn_4_and_leave_the_game(card) -> None:
+    """Both texts: cancelled at the start of turn 4 (the mid era); a cancelled card leaves.
+    MFN-Human Rights Linkage got the same end as Western Development (issue 19: its
+    card-health swing was +21 points for the US while it could stay all game)."""
     g = start("china", WESTERN)
     g.state.misc[M_TURN] = 2
-    put_in_play(g, WESTERN)
+    put_in_play(g, card)
     empty_hands_to_next_turn(g, "modifier")
-    assert (g.turn, loc(g, WESTERN)) == (3, LOC_NAMES[IN_PLAY])
+    assert (g.turn, loc(g, card)) == (3, LOC_NAMES[IN_PLAY])
     empty_hands_to_next_turn(g, "modifier")
-    assert (g.turn, loc(g, WESTERN)) == (4, LOC_NAMES[REMOVED])
+    assert (g.turn, loc(g, card)) == (4, LOC_NAMES[REMOVED])
 
 
 def test_cox_report_cancels_western_development() -> None:

@@ -196,6 +196,30 @@ def fingerprint(content: Content) -> str:
     return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
 
 
+TEXT_FIELDS = frozenset({"zh", "text", "text_zh", "note", "rarely_playable", "description"})
+
+
+def _strip_text(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _strip_text(v) for k, v in obj.items() if k not in TEXT_FIELDS}
+    if isinstance(obj, list):
+        return [_strip_text(v) for v in obj]
+    return obj
+
+
+def play_fingerprint(content: Content) -> str:
+    """Identifies everything in the data that can change play (map, rules, setup, tracks,
+    every card and history card, without texts and notes); `fingerprint` only covers
+    the layout.  Stored self-play results are valid only for the same play fingerprint."""
+    import hashlib
+    import json
+
+    r = content.raw
+    blobs = [json.dumps(_strip_text(m.model_dump()), sort_keys=True)
+             for m in (r.map, r.rules, r.setup, r.tracks, *content.cards, *content.history)]
+    return hashlib.sha256("\n".join(blobs).encode()).hexdigest()[:16]
+
+
 @lru_cache(maxsize=4)
 def load_content(data_dir: Path = DATA_DIR) -> Content:
     """Load, validate and compile the content in `data_dir` (cached)."""
