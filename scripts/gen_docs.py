@@ -74,6 +74,10 @@ OBS_NOTES = {
     "responsible": "one-hot US, China: who loses if diplomacy reaches 1 now (R21: the phasing "
                    "player, the headline's or history card's owner)",
     "result": "one-hot at the end: US won, China won, draw",
+    "scoring_held": "scoring cards in one's own hand / 4",
+    "scoring_due": "1 if those scoring cards fill the action rounds left in the turn (this "
+                   "one included, at least 1): one must be played now, or one is still held "
+                   "at the end of the turn, which loses (2.2.1.1)",
     "russia_steps_pending": "Russia-track steps of Russia cards still to resolve (7.6, R5) "
                             "/ Russia boxes (a spend's box effect: `russia_deferred`, R22)",
     "own_modifier": "own modifier card (MOD order) while the opponent chooses its own (R16; "

@@ -222,3 +222,25 @@ def test_fixed_map_features_are_a_static_block_not_in_the_vector() -> None:
     assert np.array_equal(static["stability"], (c.stab / 5).astype(np.float32))
     assert not set(static) & set(e.encoder.layout)
     assert SingleAgentEnv().unwrapped.static_features.keys() == static.keys()
+
+
+@pytest.mark.parametrize("rounds_left, held, due", [(3, 2, False), (2, 2, True), (1, 1, True),
+                                                    (2, 1, False), (1, 0, False)])
+def test_scoring_cards_due_when_they_fill_the_rounds_left(rounds_left, held, due) -> None:
+    """2.2.1.1: a player still holding a scoring card at the end of the turn loses.  The flag
+    says one's own scoring cards fill the action rounds left (this one included); the
+    opponent's hand never counts."""
+    g = action_round(3, "china")
+    c = g.content
+    scoring = [cd.name for cd in c.cards if cd.kind == "scoring"
+               and g.state.card_loc[c.card_by_name[cd.name]] != K.HAND[K.USA]][:held]
+    others = [n for n in g.hand("china") if not c.card_scoring[c.card_by_name[n]]]
+    g.set_hand("china", scoring + others[: 3 - held])
+    g.state.misc[K.M_ROUND] = c.rules.action_rounds - rounds_left + 1
+    enc = ObservationEncoder(c)
+    L = enc.layout
+    v = enc.encode(g._m, K.CHINA)
+    assert v[L["scoring_held"]][0] == held / 4 and bool(v[L["scoring_due"]][0]) is due
+    us = enc.encode(g._m, K.USA)
+    us_held = int(np.count_nonzero(c.card_scoring & (g.state.card_loc == K.HAND[K.USA])))
+    assert us[L["scoring_held"]][0] == us_held / 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from pathlib import Path
@@ -119,3 +120,30 @@ def test_a_grown_field_keeps_its_old_entries_and_zeroes_the_appended_ones() -> N
     obs = np.arange(7, dtype=np.float32)
     np.testing.assert_array_equal(old_observation(obs, old, new, {}, frozenset({"kind"})),
                                   [5, 6, 0, 1, 2])
+
+
+def test_a_checkpoint_folder_keeps_its_logits_and_ignores_the_new_fields(tmp_path: Path) -> None:
+    """An MLP folder of agents/networks.py made for the 3,039-wide layout (before the
+    scoring flags): re-exported, it loads, gives the old logits on the old fields, and the
+    appended fields (zero columns) move nothing."""
+    from agents.networks import NetConfig, build_network, load_checkpoint, save_checkpoint
+
+    c = load_content()
+    old = legacy_layout(3039)
+    cfg = dataclasses.replace(NetConfig.for_content(c, hidden=(8,)), obs_size=3039)
+    torch.manual_seed(1)
+    old_net = build_network(cfg, c)
+    save_checkpoint(tmp_path / "old", old_net, cfg)
+    report = reexport_policy.reexport(tmp_path / "old", tmp_path / "new")
+    assert report["new"] == ["scoring_held", "scoring_due"] and report["dropped"] == []
+    net, _, _ = load_checkpoint(tmp_path / "new", c)
+    enc = encoder_for(c)
+    v = enc.encode(Game(3)._m, 1)
+    before = old_observation(v, old, layout_of(enc), enc.static_features)
+    w = v.copy()
+    w[enc.layout["scoring_held"]], w[enc.layout["scoring_due"]] = 0.75, 1.0
+    with torch.no_grad():
+        want = old_net(torch.as_tensor(before)[None])[0][0].numpy()
+        got, moved = (net(torch.as_tensor(x)[None])[0][0].numpy() for x in (v, w))
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    np.testing.assert_array_equal(got, moved)

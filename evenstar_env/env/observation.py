@@ -88,6 +88,16 @@ INF16, INF32 = float(np.iinfo(np.int16).max), float(np.iinfo(np.int32).max)
 Writer = Callable[[np.ndarray, Machine, tuple, int], None]
 
 
+SCORING_SCALE = 0.25  # a power of two: the C++ encoder's product is the same bits
+
+
+def scoring_rounds_left(c: Content, round_: int) -> int:
+    """The action rounds left in the turn, the current one included (at least 1): a
+    player holding as many scoring cards must play one now or be caught holding one at the
+    end of the turn (2.2.1.1; an extra round a card grants is not counted)."""
+    return max(1, c.rules.action_rounds - int(round_) + 1)
+
+
 class ObservationEncoder:
     """Encodes a game for one player into a fixed-length float32 vector."""
 
@@ -132,6 +142,8 @@ class ObservationEncoder:
             ("granted_modes", len(GRANTED_MODES)),
             ("option_effects", fx.option_slots * len(fx.option_features)),
             ("option_places", fx.option_slots * n),
+            # Scoring cards in one's own hand, and whether they fill the action rounds left.
+            ("scoring_held", 1), ("scoring_due", 1),
         ]
         self.layout: dict[str, slice] = {}
         start = 0
@@ -179,6 +191,7 @@ class ObservationEncoder:
         self._cards_cache: dict[int, tuple[tuple[bytes, ...], tuple[np.ndarray, int, int]]] = {}
         # The only cards whose event can cost diplomacy levels (9.2.3, R7).
         self._threat_cards = [int(k) for k in np.flatnonzero(c.card_diplomacy_threat)]
+        self._scoring_cards = np.flatnonzero(c.card_scoring)
         self._decision_tables()
         self._bounds(track_max)
 
@@ -220,6 +233,7 @@ class ObservationEncoder:
                        c.nc])
         low[self._numbers] = np.array(raw_low, dtype=np.float32) * self._number_scale
         high[self._numbers] = np.array(raw_high, dtype=np.float32) * self._number_scale
+        high[L["scoring_held"]] = len(np.flatnonzero(c.card_scoring)) * SCORING_SCALE
         low[L["option_effects"]] = self.effects.option_low
         high[L["option_effects"]] = self.effects.option_high
         self.low, self.high = low, high
@@ -300,6 +314,9 @@ class ObservationEncoder:
                 v[at["history_turn"] + misc[k] - 1] = 1.0
         for side in (0, 1):  # tech boxes already paid: re-entering them pays nothing
             v[at["tech_paid"] + side] = misc[M_TECH_PAID + side] / self._tech_boxes[side]
+        held = int(np.count_nonzero(s.card_loc[self._scoring_cards] == HAND[p]))
+        v[at["scoring_held"]] = held * SCORING_SCALE
+        v[at["scoring_due"]] = held > 0 and held >= scoring_rounds_left(self.c, misc[M_ROUND])
         self._record(v, s)
         pend = s.pending
         if pend is not None:

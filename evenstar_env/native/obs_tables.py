@@ -17,7 +17,7 @@ import numpy as np
 
 from ..content import Content
 from ..engine import constants as K
-from ..env import effect_features
+from ..env import effect_features, observation
 from ..env.observation import (
     _ACTION_FRAMES,
     CARD_KINDS,
@@ -124,4 +124,7 @@ def observation_tables(c: Content, core: Any) -> dict[str, np.ndarray]:
         "obs_pay_discard": i32([cd.pay_discard or 0 for cd in c.cards]),
         "obs_action_mode": i32(action),
         "obs_granted": i32(granted),
+        "obs_scoring": i32(enc._scoring_cards).reshape(-1),
+        "obs_scoring_scale": _bits([observation.SCORING_SCALE]),
+        "obs_action_rounds": i32(c.rules.action_rounds),
     }

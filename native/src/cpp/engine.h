@@ -27,7 +27,7 @@ constexpr int MAXLEGAL = 256;   // legal actions of one decision
 constexpr int MAXFORCED = 64;   // forced dice
 constexpr int MAXSEQ = 16;      // ordered small tuples in a frame
 constexpr int N_MISC = 42;
-constexpr int ABI_VERSION = 4;  // 3: the observation encoder (obs_* tables); 4: resample, agents, search
+constexpr int ABI_VERSION = 5;  // 3: the observation encoder (obs_* tables); 4: resample, agents, search; 5: scoring_held/due
 
 // ---------------------------------------------------------------- constants.py
 enum { USA = 0, CHINA = 1, NEUTRAL = 2 };

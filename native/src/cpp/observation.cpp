@@ -93,6 +93,10 @@ std::shared_ptr<const ObsTables> make_obs_tables(const std::map<std::string, Tab
     check(int(o->action_mode.size()) == F_COUNT_, "action mode per frame op");
     o->granted_at = need(d, "granted").v;
     check(int(o->granted_at.size()) == N_MODES, "granted index per mode");
+    o->scoring_cards = need(d, "scoring").v;
+    for (int k : o->scoring_cards) check(0 <= k && k < t.nc, "scoring card");
+    o->scoring_scale = floats(need(d, "scoring_scale")).at(0);
+    o->action_rounds = need(d, "action_rounds")(0);
     return o;
 }
 
@@ -173,6 +177,11 @@ struct Encoder {
             if (misc[k]) at(O_history_turn, int(misc[k] - 1)) = 1.0f;
         for (int side = 0; side < 2; ++side)
             at(O_tech_paid, side) = float(double(misc[M_TECH_PAID + side]) / o.tech_boxes[side]);
+        int held = 0;  // observation.scoring_rounds_left
+        for (int k : o.scoring_cards) held += s.card_loc[k] == hand;
+        int64_t left = std::max<int64_t>(1, o.action_rounds - misc[M_ROUND] + 1);
+        at(O_scoring_held) = float(held) * o.scoring_scale;
+        at(O_scoring_due) = held > 0 && held >= left;
     }
 
     // _action: the mode and ops of an ops-action frame (op, its a[1] and a[2]).

@@ -25,7 +25,7 @@ namespace evenstar {
     X(event_to_come) X(legal_choices) X(decision_executor) X(decision_candidates)            \
     X(decision_chosen) X(source_card) X(influence_verb) X(influence_kind) X(influence_left)  \
     X(influence_points) X(discard_side) X(discard_left) X(discard_min_ops) X(granted_modes)  \
-    X(option_effects) X(option_places)
+    X(option_effects) X(option_places) X(scoring_held) X(scoring_due)
 
 #define EVENSTAR_OBS_ENUM(name) O_##name,
 enum ObsField : int { EVENSTAR_OBS_FIELDS(EVENSTAR_OBS_ENUM) O_COUNT_ };
@@ -73,6 +73,9 @@ struct ObsTables {
     std::vector<int> pay_discard;     // per card
     std::vector<int> action_mode;     // per frame op: its ops mode, -2 improve, -1 none
     std::vector<int> granted_at;      // per mode: its index in granted_modes, -1 none
+    std::vector<int> scoring_cards;   // the scoring cards (scoring_held, scoring_due)
+    float scoring_scale = 0.25f;
+    int action_rounds = 1;
 };
 
 // The encoder tables from the obs_* entries of export.py's dict (checked).
