@@ -28,11 +28,16 @@ demo: setup
 # The learned agent from scratch (docs/agents.md, "Training"): data generation, behaviour
 # cloning and DAgger of the heuristic (experiments/cloning.py), then batched PPO self-play
 # from the cloned policy with a fading KL term toward it (experiments/train.py).
-TRAIN_MINUTES ?= 70
+# These are the settings of agents/checkpoints/learned (docs/agents.md): about 40 min of
+# cloning and 25 of PPO on 2 cores; the shipped policy is runs/ppo/checkpoints/best.
+TRAIN_MINUTES ?= 25
 train: setup
-	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp
+	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp --games 1200 --epochs 8 \
+		--dagger 1 --dagger-games 60 --workers 2 --threads 1 --seed 3
 	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp --minutes $(TRAIN_MINUTES) \
-		--backend ray --overlap
+		--num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 --lr 0.0001 --selfplay-frac 0.3 \
+		--scripted-frac 0.6 --scripted heuristic --eval-every 10 --eval-games 10 \
+		--checkpoint-every 4 --seed 5
 
 train-smoke: setup
 	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke

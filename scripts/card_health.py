@@ -328,7 +328,8 @@ def report(c: Content, results: dict[str, Any]) -> str:
               "owner's win rate in the heuristic games where the card's event happened "
               "minus in those where it did not, in points with a 95% interval (– when "
               f"either group has fewer than {MIN_SCREEN_GAMES} games); it mixes the card's "
-              "effect with when agents play it. *Swing* (causal, candidates only): the "
+              "effect with when agents play it. *Swing* (causal; every base card after a "
+              "full sweep, else the candidates): the "
               "owner's paired win-rate change from the card's event, each seed played with "
               "and without it (`forbid` runs, same seeds and agents, sides as dealt), mean "
               "and 95% interval, in points. A neutral card is seen from the US side.", "",
