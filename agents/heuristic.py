@@ -18,6 +18,7 @@ import numpy as np
 from evenstar_env import Game
 from evenstar_env.content.compiled import diplomacy_threat
 from evenstar_env.engine.constants import MODES
+from evenstar_env.env.observation import scoring_rounds_left
 
 from .evaluation import action_values, evaluate
 
@@ -122,7 +123,7 @@ class HeuristicAgent:
         return {MODES[sim.action_group(a)[1]] for a in sim.legal_actions()}
 
     def _rounds_left(self, g: Game, side: str) -> int:
-        return max(1, g.content.rules.action_rounds - g.round + 1)
+        return scoring_rounds_left(g.content, g.round)
 
     def _mode(self, g: Game, d, legal: list[int]) -> int:
         side = d.player

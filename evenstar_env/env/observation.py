@@ -233,7 +233,7 @@ class ObservationEncoder:
                        c.nc])
         low[self._numbers] = np.array(raw_low, dtype=np.float32) * self._number_scale
         high[self._numbers] = np.array(raw_high, dtype=np.float32) * self._number_scale
-        high[L["scoring_held"]] = len(np.flatnonzero(c.card_scoring)) * SCORING_SCALE
+        high[L["scoring_held"]] = len(self._scoring_cards) * SCORING_SCALE
         low[L["option_effects"]] = self.effects.option_low
         high[L["option_effects"]] = self.effects.option_high
         self.low, self.high = low, high
