@@ -3,6 +3,8 @@
     python -m experiments.cloning --out runs/cloning/mlp            # data, BC, checkpoint
     python -m experiments.cloning --data runs/cloning/mlp/data.npz --net structured \\
         --out runs/cloning/structured                                # same data, other net
+    python -m experiments.cloning --init runs/cloning/mlp --games 4800 --seed 4 \
+        --epochs 3 --dagger 0 --out runs/cloning/more               # go on with new games
     python -m experiments.cloning --smoke                           # < 30 s
 
 **Data.** ``--games`` games are played over ``--workers`` processes: most are
@@ -27,7 +29,8 @@ saved to ``OUT/cloning.json``.
 against the heuristic (both sides) and against itself; a heuristic labels every
 position the net visits (its ``act`` on a clone of the game); the net is
 retrained on the union.  The checkpoint (``OUT/``, networks.save_checkpoint)
-carries the training facts in ``extra``.
+carries the training facts in ``extra``.  ``--init`` starts from a checkpoint (its
+kind and sizes) instead of a fresh ``--net``; another ``--seed`` plays new games.
 """
 
 from __future__ import annotations
@@ -431,6 +434,7 @@ class CloningConfig:
 
     out: str = "runs/cloning/mlp"
     data: str = ""  # reuse the records of an earlier run instead of playing games
+    init: str = ""  # start from this checkpoint (its kind and sizes) instead of afresh
     games: int = 300
     holdout: float = 0.1
     workers: int = 2
@@ -470,7 +474,7 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
     """Data (or `cfg.data`), BC, DAgger rounds; writes the checkpoint to `cfg.out`."""
     import torch
 
-    from agents.networks import NetConfig, build_network, save_checkpoint
+    from agents.networks import NetConfig, build_network, load_checkpoint, save_checkpoint
 
     log = log or (lambda *_: None)
     torch.set_num_threads(cfg.threads)
@@ -493,8 +497,12 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
                  held_out_rows=len(held_out), replay_seconds=round(time.perf_counter() - t1, 1))
     log(f"{len(train)} training rows, {len(held_out)} held-out rows "
         f"({facts['replay_seconds']} s to replay)")
-    net_cfg = NetConfig.for_content(kind=cfg.net, hidden=tuple(cfg.hidden))
-    net = build_network(net_cfg)
+    if cfg.init:
+        net, net_cfg, _ = load_checkpoint(Path(cfg.init))
+        log(f"starting from {cfg.init} ({net_cfg.kind} {net_cfg.hidden})")
+    else:
+        net_cfg = NetConfig.for_content(kind=cfg.net, hidden=tuple(cfg.hidden))
+        net = build_network(net_cfg)
     t1 = time.perf_counter()
     facts["bc"] = fit(net, train, held_out, cfg.epochs, cfg.lr, cfg.batch_size, seed=cfg.seed,
                       log=log)
@@ -565,6 +573,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     d = CloningConfig()
     ap.add_argument("--out", default=None, help=f"checkpoint folder (default {d.out})")
     ap.add_argument("--data", default=d.data, help="records (.npz) of an earlier run to reuse")
+    ap.add_argument("--init", default=d.init, help="checkpoint to start from (its kind and "
+                    "sizes; default: a fresh --net)")
     for name in ("games", "workers", "epochs", "batch_size", "dagger", "dagger_games",
                  "dagger_epochs", "seed", "threads", "max_decisions"):
         ap.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(d, name))
@@ -588,6 +598,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                          "--lr positive")
     if cfg.data and not Path(cfg.data).is_file():
         raise SystemExit(f"cloning: --data {cfg.data}: no such records file")
+    if cfg.init and not (Path(cfg.init) / "config.json").is_file():
+        raise SystemExit(f"cloning: --init {cfg.init}: no network checkpoint there")
     run(cfg)
 
 

@@ -35,7 +35,9 @@ entropy over the legal actions, value MSE, and ``β·KL(π ‖ π_ref)`` toward 
 policy of ``--init`` (the checkpoint the learner starts from, e.g. behaviour cloning), on
 the learner rows only, β annealed linearly from ``--kl-coef`` to ``--kl-coef-final`` over
 the run (``--total-steps`` or ``--minutes``, whichever ends it first); no ``--init`` means
-a fresh network and no KL term.
+a fresh network and no KL term.  The first ``--value-warmup`` updates fit the value only
+(no policy-gradient or entropy term; the KL anchor stays): a cloned value head has to
+be refitted on the learner's own games before its advantages mean anything.
 
 **League.**  A new game is self-play with probability ``--selfplay-frac``, against a
 scripted agent (``--scripted``) with ``--scripted-frac`` (scripted agents cost ~25 learner
@@ -139,6 +141,8 @@ class TrainConfig:
     kl_coef: float = _opt(0.1, "beta of KL(pi||pi_ref) at the start")
     kl_coef_final: float = _opt(0.01, "beta at the end of the run (linear over "
                                       "--total-steps or --minutes, whichever is shorter)")
+    value_warmup: int = _opt(0, "first updates that fit the value only (no policy or "
+                                "entropy term; the KL anchor stays)")
     selfplay_frac: float = _opt(0.65, "share of new games in self-play")
     scripted_frac: float = _opt(0.05, "share of new games against a scripted agent")
     scripted: str = _opt("heuristic", "scripted opponents, comma-separated agent specs")
@@ -164,6 +168,8 @@ class TrainConfig:
                 and 0 <= self.gae_lambda <= 1 and self.minutes >= 0):
             raise ValueError("--lr and --clip must be positive, --gamma in (0, 1], "
                              "--gae-lambda in [0, 1], --minutes at least 0")
+        if self.value_warmup < 0:
+            raise ValueError(f"--value-warmup must be at least 0, not {self.value_warmup}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"--backend must be local or ray, not {self.backend!r}")
         seeds = range(self.eval_seed, self.eval_seed + self.eval_games)
@@ -615,8 +621,9 @@ class RayWorkers(LocalWorkers):
 # --------------------------------------------------------------------------- update
 def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str, Any],
                ref: torch.nn.Module | None, beta: float, cfg: TrainConfig,
-               rng: np.random.Generator) -> dict[str, float]:
-    """Clipped PPO epochs over `batch` (learner rows only), with β·KL toward `ref`."""
+               rng: np.random.Generator, value_only: bool = False) -> dict[str, float]:
+    """Clipped PPO epochs over `batch` (learner rows only), with β·KL toward `ref`;
+    `value_only` drops the policy and entropy terms (the value warm-up)."""
     dev = next(net.parameters()).device
     obs = torch.from_numpy(batch["obs"]).to(dev)
     mask = torch.from_numpy(batch["mask"]).to(dev)
@@ -649,7 +656,9 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
             vloss = 0.5 * (value - ret[mb]).pow(2).mean()
             p = logp_all.exp()
             ent = -torch.where(m, p * logp_all, torch.zeros_like(p)).sum(-1).mean()
-            loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
+            loss = cfg.vf_coef * vloss
+            if not value_only:
+                loss = loss + pg - cfg.ent_coef * ent
             kl_ref = torch.zeros(())
             if ref_logp is not None:
                 kl_ref = kl_to_reference(logits, ref_logp[mb], m)
@@ -911,7 +920,8 @@ class Trainer:
                 beta = (beta_at(cfg, self.steps, self.minutes) if self.ref is not None
                         else 0.0)
                 t1 = time.perf_counter()
-                stats = ppo_update(self.net, self.opt, batch, self.ref, beta, cfg, self.rng)
+                stats = ppo_update(self.net, self.opt, batch, self.ref, beta, cfg, self.rng,
+                                   value_only=self.update < cfg.value_warmup)
                 t_upd = time.perf_counter() - t1
                 for name, score in batch["results"]:
                     self.league.record(name, score)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from agents import HeuristicAgent, RandomAgent
 from agents.networks import NetConfig, build_network, load_checkpoint
@@ -159,10 +160,28 @@ def test_warm_start_logs_and_seeds_the_opponent_pool(tmp_path: Path) -> None:
     assert (tmp_path / "checkpoints" / "bc_policy.json").exists()
 
 
+def test_init_continues_from_a_checkpoint(tmp_path) -> None:
+    """--init starts from the given checkpoint's weights and sizes (not a fresh --net):
+    with no epoch's worth of change (lr tiny) the result stays that network."""
+    first = CloningConfig.smoke(str(tmp_path / "a"))
+    first.dagger = 0
+    run(first, log=None)
+    again = CloningConfig.smoke(str(tmp_path / "b"))
+    again.dagger, again.hidden, again.lr = 0, (8,), 1e-12
+    again.init, again.data = str(tmp_path / "a"), str(tmp_path / "a" / "data.npz")
+    run(again, log=None)
+    (a, a_cfg, _), (b, b_cfg, _) = load_checkpoint(tmp_path / "a"), load_checkpoint(tmp_path / "b")
+    assert b_cfg.hidden == a_cfg.hidden == (64,)
+    for (name, x), y in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
+        assert torch.allclose(x, y, atol=1e-6), name
+
+
 def test_missing_records_and_bad_counts_end_in_one_line(tmp_path) -> None:
     from experiments import cloning
 
     with pytest.raises(SystemExit, match="no such records file"):
         cloning.main(["--data", str(tmp_path / "absent.npz"), "--out", str(tmp_path / "o")])
+    with pytest.raises(SystemExit, match="--init .*no network checkpoint"):
+        cloning.main(["--init", str(tmp_path / "absent"), "--out", str(tmp_path / "o")])
     with pytest.raises(SystemExit, match="--games must be at least 1"):
         cloning.main(["--games", "0", "--out", str(tmp_path / "o")])

@@ -314,8 +314,32 @@ def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("args,needle", [(["--num-envs", "-3"], "--num-envs must be at least 1"),
-                                         (["--gamma", "0"], "--gamma in (0, 1]")])
+                                         (["--gamma", "0"], "--gamma in (0, 1]"),
+                                         (["--value-warmup", "-1"],
+                                          "--value-warmup must be at least 0")])
 def test_bad_settings_end_in_one_line(args, needle, tmp_path) -> None:
     with pytest.raises(SystemExit) as e:
         train.main(["--smoke", "--runs-dir", str(tmp_path), *args])
     assert needle in str(e.value.code)
+
+
+def test_value_warmup_fits_the_value_and_leaves_the_policy_head_alone():
+    """--value-warmup updates train the value (its loss falls on a fixed batch) with no
+    policy-gradient or entropy term: without a KL reference the policy head gets no
+    gradient at all."""
+    cfg = small_cfg(epochs=4, minibatch=32, lr=1e-3)
+    table = {"snapshot": [], "scripted": [("random", 1.0)]}
+    batch = worker_batch(cfg, table)
+    batch["ret"] = np.sign(batch["ret"]).astype(np.float32)  # a target worth fitting
+    torch.manual_seed(0)
+    net = train.build_network(NetConfig.for_content(hidden=(16,)))
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    head = {k: v.clone() for k, v in net.policy.state_dict().items()}
+    rng = np.random.default_rng(0)
+    first = train.ppo_update(net, opt, batch, None, 0.0, cfg, rng, value_only=True)
+    for _ in range(5):
+        last = train.ppo_update(net, opt, batch, None, 0.0, cfg, rng, value_only=True)
+    assert last["value_loss"] < first["value_loss"]
+    assert all(torch.equal(head[k], v) for k, v in net.policy.state_dict().items())
+    train.ppo_update(net, opt, batch, None, 0.0, cfg, rng)  # the full loss moves it
+    assert not all(torch.equal(head[k], v) for k, v in net.policy.state_dict().items())
