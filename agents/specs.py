@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .heuristic import HeuristicAgent
 from .ismcts import ISMCTSAgent
 from .random_agent import CautiousRandomAgent, RandomAgent
 
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 SPEC_FORMS = ("random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
               "alphaism[:SIMS[:PATH]], learned[:PATH], openspiel-ismcts[:SIMS]")
 
@@ -53,6 +55,19 @@ def make_agent(spec: str, seed: int) -> Any:
 
         return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
     raise ValueError(f"unknown agent spec {spec!r} ({SPEC_FORMS})")
+
+
+def spec_weights(spec: str) -> Path | None:
+    """The network weights file an agent spec plays with (None: it plays no network)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "learned":
+        return Path(arg or CHECKPOINTS / "learned") / "weights.pt"
+    if kind == "alphaism":
+        return Path(arg.partition(":")[2] or CHECKPOINTS / "learned") / "weights.pt"
+    if kind == "ppo":
+        path = Path(arg or CHECKPOINTS / "ppo_selfplay")
+        return path if path.suffix in (".zip", ".pt") else path.with_suffix(".pt")
+    return None
 
 
 ALPHAISM_OPTIONS = {"c": ("c_puct", float), "mix": ("rollout_mix", float),

@@ -9,12 +9,22 @@ a shared machine inflate the figures less than wall-clock time; the split of the
 one core doing both in turn, and two cores with ``--overlap`` on Ray (rollout and update
 in parallel, so the slower of the two sets the pace).
 
-Usage: python benchmarks/bench_train.py [--hidden 512,512 256,256] [--epochs 3] [--out PATH]
+``--end-to-end SECONDS`` also runs the trainer itself that long per network (pure
+self-play from a fresh network, ``--backend ray --overlap``, 2 epochs, one thread each)
+and reports the median learner steps/s it printed over the last two thirds of its
+updates: the figure the issue's 5,000/s target is about.
+
+Usage: python benchmarks/bench_train.py [--hidden 512,512 256,256] [--epochs 3]
+           [--end-to-end 120] [--out PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import os
+import statistics
+import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -24,7 +34,7 @@ import torch
 from common import machine, write_results
 
 from agents.networks import NetConfig, build_network
-from experiments.train import RolloutWorker, TrainConfig, _state_dict, ppo_update
+from experiments.train import RolloutWorker, Trainer, TrainConfig, _state_dict, ppo_update
 
 
 def measure(hidden: tuple[int, ...], epochs: int, num_envs: int, steps: int,
@@ -60,6 +70,22 @@ def measure(hidden: tuple[int, ...], epochs: int, num_envs: int, steps: int,
             "two_cores_overlap_steps_per_s": round(1e6 / max(us["rollout"], us["update"]), 1)}
 
 
+def end_to_end(hidden: str, seconds: float, num_envs: int, steps: int) -> dict[str, float]:
+    """The trainer's own learner steps/s: self-play, Ray overlap, `seconds` long."""
+    with tempfile.TemporaryDirectory() as runs:
+        cfg = TrainConfig(name="bench", runs_dir=runs, hidden=hidden, minutes=seconds / 60,
+                          selfplay_frac=1.0, scripted_frac=0.0, backend="ray", overlap=True,
+                          epochs=2, num_envs=num_envs, rollout_steps=steps, threads=1,
+                          eval_every=10**6, eval_games=1, eval_opponents="random",
+                          checkpoint_every=10**6, snapshot_every=10**6)
+        Trainer(cfg).train()
+        with open(Path(runs) / "bench" / "train.csv") as f:
+            rows = list(csv.DictReader(f))
+    rates = [float(r["steps_per_s"]) for r in rows[len(rows) // 3:]]
+    return {"updates": len(rows), "samples": int(rows[-1]["learner_steps"]),
+            "median_steps_per_s": round(statistics.median(rates), 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hidden", nargs="+", default=["512,512", "256,256"])
@@ -67,8 +93,11 @@ def main() -> None:
     ap.add_argument("--num-envs", type=int, default=64)
     ap.add_argument("--steps", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--end-to-end", type=float, default=0.0, metavar="SECONDS",
+                    help="also run the trainer this long per network (0: skip)")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/train.json"))
     a = ap.parse_args()
+    load = os.getloadavg()[0]
     rows = {}
     print(f"{'net':>10} {'env':>6} {'fwd':>6} {'rollout':>8} {'update':>7}  (CPU µs per "
           f"learner sample, {a.epochs} epochs)  1 core   2 cores overlap")
@@ -79,8 +108,15 @@ def main() -> None:
         print(f"{h:>10} {r['env_us']:6.0f} {r['forward_us']:6.0f} {r['rollout_us']:8.0f} "
               f"{r['update_us']:7.0f}  {'':>38} {r['one_core_steps_per_s']:7.0f}   "
               f"{r['two_cores_overlap_steps_per_s']:7.0f}")
-    write_results({"machine": machine(), "epochs": a.epochs, "num_envs": a.num_envs,
-                   "steps": a.steps, "results": rows}, a.out)
+    trainer = {}
+    for h in a.hidden if a.end_to_end > 0 else []:
+        trainer[h] = end_to_end(h, a.end_to_end, a.num_envs, a.steps)
+        print(f"{h:>10} trainer end to end (self-play, Ray overlap, 2 epochs): "
+              f"{trainer[h]['median_steps_per_s']:.0f} learner steps/s "
+              f"({trainer[h]['samples']} samples in {a.end_to_end:.0f} s)")
+    write_results({"machine": machine(), "load_before": load, "epochs": a.epochs,
+                   "num_envs": a.num_envs, "steps": a.steps, "results": rows,
+                   "end_to_end": trainer}, a.out)
 
 
 if __name__ == "__main__":

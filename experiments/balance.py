@@ -15,6 +15,7 @@ variant, seed and agents) is played and stored at most once.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import multiprocessing as mp
@@ -194,18 +195,31 @@ def _run_ray(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
 STAMP = "play_fingerprint.txt"
 
 
-def check_data_stamp(out: Path, has_games: bool) -> None:
-    """Refuse to resume a study folder whose games were played on other card or rule data
-    (their results would be mixed with this data's); stamp a new folder."""
+def play_stamp(agents: Iterable[str] = ()) -> str:
+    """What a study's games depend on besides their seeds: the card and rule data's play
+    fingerprint, then ``spec=hash`` for each agent that plays a network (its weights)."""
+    from agents.specs import spec_weights
     from evenstar_env.content import load_content, play_fingerprint
 
-    now = play_fingerprint(load_content())
+    parts = [play_fingerprint(load_content())]
+    for spec in sorted(set(agents)):
+        path = spec_weights(spec)
+        if path is not None and path.is_file():
+            parts.append(f"{spec}={hashlib.sha256(path.read_bytes()).hexdigest()[:16]}")
+    return " ".join(parts)
+
+
+def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = ()) -> None:
+    """Refuse to resume a study folder whose games were played on other card or rule data,
+    or by other network weights of its `agents` (their results would be mixed with
+    these); stamp a new folder."""
+    now = play_stamp(agents)
     stamp = out / STAMP
     had = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else None
     if has_games and had != now:
         played = f"data {had}" if had else "data of unknown fingerprint"
         raise ValueError(f"{out} holds games played on {played}, not on the shipped data "
-                         f"({now}): use another folder or delete that one")
+                         f"and networks ({now}): use another folder or delete that one")
     if had != now:
         write_text_atomic(stamp, now + "\n")
 
@@ -216,7 +230,7 @@ def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     games_path = out / "games.jsonl"
     done = read_games(games_path, repair=True)
-    check_data_stamp(out, bool(done))
+    check_data_stamp(out, bool(done), (study.usa, study.china))
     finished = {r["key"] for r in done}
     variants = {v.name: v.model_dump() for v in study.all_variants()}
     stopped: dict[str, str] = {}

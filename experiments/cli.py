@@ -143,7 +143,7 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
     try:
         result = round_robin(agents, games, out, workers=workers, seed0=seed,
                              backend=backend.value, ray_address=ray_address, readme=readme)
-    except ValueError as exc:  # a damaged games.jsonl in the results folder
+    except ValueError as exc:  # a damaged games.jsonl, or games of changed data or weights
         fail(str(exc))
     table = Table(title=f"Ratings ({games} paired seeds per pairing, openskill)")
     for col in ("rank", "agent", "ordinal", "mu", "sigma", "games", "W-D-L"):
@@ -318,7 +318,7 @@ def skill_curve(agents: Annotated[list[str], typer.Argument(help="each plays its
     _output_dir(runs)
     try:
         rows = sc.run(agents, games, seed0=seed, workers=workers, runs=runs)
-    except ValueError as exc:  # docs/balance.md without the table's markers
+    except ValueError as exc:  # no table markers in docs/balance.md, or stale games
         fail(str(exc))
     console.print(sc.table(rows), highlight=False, soft_wrap=True)
     console.print(f"wrote {escape(str(sc.DATA))}, {escape(str(sc.DOC))} and "

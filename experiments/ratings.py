@@ -139,6 +139,26 @@ def update_readme(readme: Path, table: str) -> None:
     write_text_atomic(readme, text)
 
 
+STAMPS = "stamps.json"
+
+
+def check_stamps(out: Path, played: set[str], specs: list[str]) -> None:
+    """Refuse to reuse the games of an agent whose card and rule data or network weights
+    changed since they were played (``out/stamps.json``: spec -> its play stamp); stamp
+    the agents of this run."""
+    from experiments.balance import play_stamp
+
+    path = out / STAMPS
+    had = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    now = {s: play_stamp([s]) for s in sorted(played | set(specs))}
+    stale = sorted(s for s in played if had.get(s) != now[s])
+    if stale:
+        raise ValueError(f"{out} holds games of {', '.join(stale)} played on other data or "
+                         "network weights (or before stamps were kept): use another folder "
+                         "or delete that one")
+    write_text_atomic(path, json.dumps(now, indent=1) + "\n")
+
+
 def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
                 backend: str = "process", ray_address: str | None = None,
                 readme: Path | None = None, progress: bool = True) -> dict[str, Any]:
@@ -153,6 +173,7 @@ def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0
     ensure_output_dir(out)
     jobs = jobs_for(specs, games, seed0)
     known = {_key(r): r for r in load_games(out / "games.jsonl")}
+    check_stamps(out, {a for r in known.values() for a in r.agents.values()}, specs)
     todo = [j for j in jobs if _key(j) not in known]
     t0 = time.perf_counter()
     played = {_key(r): r for r in run_games(todo, workers, progress, backend, ray_address)}

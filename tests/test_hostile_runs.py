@@ -248,3 +248,22 @@ def test_a_study_played_on_other_data_is_not_resumed(finished_study: Path, tmp_p
     with pytest.raises(ValueError, match="unknown fingerprint"):
         run_study(tiny(3), out, progress=False)
     assert keys(out / "games.jsonl") == keys(finished_study / "games.jsonl")
+
+
+def test_a_study_played_by_other_network_weights_is_not_resumed(tmp_path: Path) -> None:
+    """A network agent's games depend on its weights: a folder whose games were played by
+    other weights of the same spec is refused on resume; the same weights resume it."""
+    from agents.networks import NetConfig, build_network, save_checkpoint
+
+    net_dir = tmp_path / "net"
+    save_checkpoint(net_dir, build_network(NetConfig.for_content(hidden=(8,))),
+                    NetConfig.for_content(hidden=(8,)), {})
+    study = Study([BASE], usa=f"learned:{net_dir}", china="random", games=1, workers=1)
+    out = tmp_path / "s"
+    run_study(study, out, progress=False)
+    assert f"learned:{net_dir}=" in (out / balance.STAMP).read_text()
+    run_study(study, out, progress=False)  # same weights: resumes (nothing to play)
+    save_checkpoint(net_dir, build_network(NetConfig.for_content(hidden=(8,))),
+                    NetConfig.for_content(hidden=(8,)), {})  # new random weights
+    with pytest.raises(ValueError, match="not on the shipped data and networks"):
+        run_study(study, out, progress=False)

@@ -72,6 +72,28 @@ def test_tiny_round_robin_writes_tables_keeps_played_games_and_updates_the_readm
     assert len(games) == 12
 
 
+def test_games_of_changed_weights_or_data_are_not_reused(tmp_path: Path) -> None:
+    """A network agent's kept games were played by its weights then: new weights under the
+    same spec, or a folder without stamps, are refused before any game is played; adding
+    another agent to a stamped folder is not."""
+    from agents.networks import NetConfig, build_network, save_checkpoint
+
+    net_cfg = NetConfig.for_content(hidden=(8,))
+    save_checkpoint(tmp_path / "net", build_network(net_cfg), net_cfg, {})
+    specs = ["random", f"learned:{tmp_path / 'net'}"]
+    out = tmp_path / "r"
+    ratings.round_robin(specs, 1, out, workers=1, progress=False)
+    again = ratings.round_robin([*specs, "cautious"], 1, out, workers=1, progress=False)
+    assert again["config"]["reused"] == 2
+    save_checkpoint(tmp_path / "net", build_network(net_cfg), net_cfg, {})  # new weights
+    with pytest.raises(ValueError, match=f"games of learned:{tmp_path / 'net'} played on "
+                                         "other data or network weights"):
+        ratings.round_robin(specs, 1, out, workers=1, progress=False)
+    (out / ratings.STAMPS).unlink()
+    with pytest.raises(ValueError, match="before stamps were kept"):
+        ratings.round_robin(["random", "cautious"], 1, out, workers=1, progress=False)
+
+
 def test_cli_refuses_a_repeated_agent_and_a_missing_readme(tmp_path: Path) -> None:
     def run(*args: str) -> tuple[int, str]:
         res = CliRunner().invoke(app, ["ratings", *args, "--out", str(tmp_path)])
