@@ -26,18 +26,22 @@ demo: setup
 	$(BIN)/python -m experiments.demo --games 200 --out results/demo
 
 # The learned agent from scratch (docs/agents.md, "Training"): data generation, behaviour
-# cloning and DAgger of the heuristic (experiments/cloning.py), then batched PPO self-play
-# from the cloned policy with a fading KL term toward it (experiments/train.py).
-# These are the settings of agents/checkpoints/learned (docs/agents.md): about 40 min of
-# cloning and 25 of PPO on 2 cores; the shipped policy is runs/ppo/checkpoints/best.
-TRAIN_MINUTES ?= 25
+# cloning and DAgger of the heuristic (experiments/cloning.py), cloning continued on 4,800
+# more games, then batched PPO from the cloned policy with a KL term toward it and a value
+# warm-up, rollout and update on the two cores (experiments/train.py). These are the
+# settings of agents/checkpoints/learned (docs/agents.md, third run): about 37 + 29 min of
+# cloning and 20 of PPO on 2 cores; the shipped policy is runs/ppo/checkpoints/best.
+TRAIN_MINUTES ?= 20
 train: setup
 	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp --games 1200 --epochs 8 \
 		--dagger 1 --dagger-games 60 --workers 2 --threads 1 --seed 3
-	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp --minutes $(TRAIN_MINUTES) \
-		--num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 --lr 0.0001 --selfplay-frac 0.3 \
-		--scripted-frac 0.6 --scripted heuristic --eval-every 10 --eval-games 10 \
-		--checkpoint-every 4 --seed 5
+	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp-more --init runs/cloning/mlp \
+		--games 4800 --epochs 3 --lr 0.0005 --dagger 0 --workers 2 --threads 2 --seed 4
+	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp-more \
+		--minutes $(TRAIN_MINUTES) --backend ray --overlap --num-envs 64 --rollout-steps 64 \
+		--epochs 2 --threads 1 --lr 0.0001 --ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 \
+		--value-warmup 30 --selfplay-frac 0.2 --scripted-frac 0.7 --scripted heuristic \
+		--eval-every 20 --eval-games 20 --checkpoint-every 4 --seed 7
 
 train-smoke: setup
 	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke
