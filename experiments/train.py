@@ -146,6 +146,8 @@ class TrainConfig:
     selfplay_frac: float = _opt(0.65, "share of new games in self-play")
     scripted_frac: float = _opt(0.05, "share of new games against a scripted agent")
     scripted: str = _opt("heuristic", "scripted opponents, comma-separated agent specs")
+    china_frac: float = _opt(0.5, "share of league games in which the learner plays China "
+                                  "(more for the side it is weaker on)")
     pool_size: int = _opt(8, "most recent snapshots in the league")
     snapshot_every: int = _opt(20, "updates between snapshots")
     pfsp_power: float = _opt(2.0, "PFSP weight (1 - score)^power + floor")
@@ -178,6 +180,8 @@ class TrainConfig:
                              f"{EVAL_SEEDS.start}-{EVAL_SEEDS.stop - 1}")
         if self.selfplay_frac + self.scripted_frac > 1 + 1e-9:
             raise ValueError("--selfplay-frac + --scripted-frac must be at most 1")
+        if not 0 <= self.china_frac <= 1:
+            raise ValueError(f"--china-frac must be in [0, 1], not {self.china_frac}")
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError("--device cuda: no GPU is available")
 
@@ -425,7 +429,7 @@ class RolloutWorker:
     def _new_game(self, i: int, table: dict[str, list[tuple[str, float]]]) -> None:
         """Choose slot i's next matchup (its game starts at the next step)."""
         self.opponent[i] = draw_matchup(self.rng, table, self.cfg)
-        self.seat[i] = int(self.rng.integers(2))
+        self.seat[i] = int(self.rng.random() < self.cfg.china_frac)  # 1: China
         name = self.opponent[i]
         if name is not None and name not in self.snapshots:
             self._scripted_agent(name, i, int(self.rng.integers(2**31)))

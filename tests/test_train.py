@@ -167,6 +167,14 @@ def test_league_games_train_only_the_learners_seat():
     assert len(league["act"]) < len(selfplay["act"])  # the opponent's rows are left out
 
 
+@pytest.mark.parametrize("china_frac, seat", [(0.0, 0), (1.0, 1)])
+def test_china_frac_chooses_the_learners_seat_in_league_games(china_frac, seat):
+    table = {"snapshot": [], "scripted": [("random", 1.0)]}
+    b = worker_batch(small_cfg(selfplay_frac=0.0, scripted_frac=1.0, china_frac=china_frac),
+                     table)
+    assert len(b["player"]) and set(b["player"].tolist()) == {seat}
+
+
 def test_pfsp_prefers_opponents_that_still_win():
     w = pfsp_weights(np.array([0.0, 0.5, 1.0]), power=2.0, floor=0.05)
     assert w.tolist() == pytest.approx([1.05, 0.3, 0.05])
@@ -316,7 +324,9 @@ def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
 @pytest.mark.parametrize("args,needle", [(["--num-envs", "-3"], "--num-envs must be at least 1"),
                                          (["--gamma", "0"], "--gamma in (0, 1]"),
                                          (["--value-warmup", "-1"],
-                                          "--value-warmup must be at least 0")])
+                                          "--value-warmup must be at least 0"),
+                                         (["--china-frac", "1.5"],
+                                          "--china-frac must be in [0, 1]")])
 def test_bad_settings_end_in_one_line(args, needle, tmp_path) -> None:
     with pytest.raises(SystemExit) as e:
         train.main(["--smoke", "--runs-dir", str(tmp_path), *args])
