@@ -255,13 +255,14 @@ def save_records(path: Path, records: Sequence[Record]) -> None:
 
 def load_records(path: Path) -> list[Record]:
     """The records saved by :func:`save_records`."""
-    z = np.load(path)
-    off, acts, labels = z["offsets"], z["actions"], z["labels"]
+    # Every `z[key]` decompresses the whole array again: read each one once.
+    z = dict(np.load(path))
+    off, acts, labels, tie_actions = z["offsets"], z["actions"], z["labels"], z["tie_actions"]
     ties: list[dict[int, tuple[int, ...]]] = [{} for _ in z["seed"]]
     starts = np.concatenate([[0], np.cumsum(z["tie_len"])])
     for at, lo, hi in zip(z["tie_at"], starts[:-1], starts[1:], strict=True):
         g = int(np.searchsorted(off, at, side="right")) - 1
-        ties[g][int(at - off[g])] = tuple(int(a) for a in z["tie_actions"][lo:hi])
+        ties[g][int(at - off[g])] = tuple(int(a) for a in tie_actions[lo:hi])
     reasons = z["reason"] if "reason" in z else [""] * len(ties)
     return [Record(int(s), (str(a[0]), str(a[1])), acts[off[g]:off[g + 1]],
                    labels[off[g]:off[g + 1]], ties[g], int(w), str(why))
