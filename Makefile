@@ -25,19 +25,17 @@ setup: $(VENV)/.installed
 demo: setup
 	$(BIN)/python -m experiments.demo --games 200 --out results/demo
 
-# The learned agent from scratch (docs/agents.md, "Training"): data generation, behaviour
-# cloning and DAgger of the heuristic (experiments/cloning.py), cloning continued on 4,800
-# more games, then batched PPO from the cloned policy with a KL term toward it and a value
-# warm-up, rollout and update on the two cores (experiments/train.py). These are the
-# settings of agents/checkpoints/learned (docs/agents.md, third run): about 37 + 29 min of
-# cloning and 20 of PPO on 2 cores; the shipped policy is runs/ppo/checkpoints/best.
-TRAIN_MINUTES ?= 20
+# The learned agent from scratch (docs/agents.md, "Training"): data generation and
+# behaviour cloning of the heuristic into the structured network (experiments/cloning.py),
+# then batched PPO from the cloned policy with a KL term toward it and a value warm-up,
+# rollout and update on the two cores (experiments/train.py). These are the settings of
+# agents/checkpoints/learned (docs/agents.md, fourth run): about 25 min of cloning and 45
+# of PPO on 2 cores; the shipped policy is runs/ppo/checkpoints/best.
+TRAIN_MINUTES ?= 45
 train: setup
-	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp --games 1200 --epochs 8 \
-		--dagger 1 --dagger-games 60 --workers 2 --threads 1 --seed 3
-	$(BIN)/python -m experiments.cloning --out runs/cloning/mlp-more --init runs/cloning/mlp \
-		--games 4800 --epochs 3 --lr 0.0005 --dagger 0 --workers 2 --threads 2 --seed 4
-	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/mlp-more \
+	$(BIN)/python -m experiments.cloning --out runs/cloning/structured --net structured \
+		--games 1200 --epochs 8 --dagger 0 --workers 2 --threads 2 --seed 3
+	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/structured \
 		--minutes $(TRAIN_MINUTES) --backend ray --overlap --num-envs 64 --rollout-steps 64 \
 		--epochs 2 --threads 1 --lr 0.0001 --ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 \
 		--value-warmup 30 --selfplay-frac 0.2 --scripted-frac 0.7 --scripted heuristic \

@@ -34,7 +34,7 @@ import torch
 from common import machine, write_results
 
 from agents.networks import NetConfig, build_network
-from experiments.train import RolloutWorker, Trainer, TrainConfig, _state_dict, ppo_update
+from experiments.train import RolloutWorker, TrainConfig, Trainer, _state_dict, ppo_update
 
 
 def measure(hidden: tuple[int, ...], epochs: int, num_envs: int, steps: int,
