@@ -39,6 +39,7 @@ import argparse
 import json
 import multiprocessing as mp
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -253,10 +254,24 @@ def save_records(path: Path, records: Sequence[Record]) -> None:
     tmp.replace(path)  # a reader never sees half a file
 
 
+RECORD_KEYS = frozenset({"seed", "agents", "winner", "offsets", "actions", "labels",
+                         "tie_at", "tie_len", "tie_actions"})
+
+
+class RecordsError(ValueError):
+    """A file given as records is not one :func:`save_records` wrote."""
+
+
 def load_records(path: Path) -> list[Record]:
     """The records saved by :func:`save_records`."""
     # Every `z[key]` decompresses the whole array again: read each one once.
-    z = dict(np.load(path))
+    try:
+        z = dict(np.load(path, allow_pickle=False))
+        missing = RECORD_KEYS - z.keys()
+    except (OSError, ValueError, zipfile.BadZipFile) as e:
+        raise RecordsError(f"{path}: not a records file ({e})") from None
+    if missing:
+        raise RecordsError(f"{path}: not a records file (no {', '.join(sorted(missing))})")
     off, acts, labels, tie_actions = z["offsets"], z["actions"], z["labels"], z["tie_actions"]
     ties: list[dict[int, tuple[int, ...]]] = [{} for _ in z["seed"]]
     starts = np.concatenate([[0], np.cumsum(z["tie_len"])])
@@ -601,7 +616,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"cloning: --data {cfg.data}: no such records file")
     if cfg.init and not (Path(cfg.init) / "config.json").is_file():
         raise SystemExit(f"cloning: --init {cfg.init}: no network checkpoint there")
-    run(cfg)
+    try:
+        run(cfg)
+    except RecordsError as e:
+        raise SystemExit(f"cloning: --data {e}") from None
 
 
 if __name__ == "__main__":

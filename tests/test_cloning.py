@@ -22,6 +22,7 @@ from experiments.cloning import (
     Rows,
     fit,
     load_records,
+    main,
     play_record,
     replay_rows,
     run,
@@ -71,6 +72,21 @@ def test_noisy_and_fast_games_label_only_heuristic_decisions(records) -> None:
         by_fast = g.current_player == "china" and fast.agents[fast_side] == "fast"
         assert (label < 0) == by_fast and (by_fast or label == a)
         g.step(a)
+
+
+@pytest.mark.parametrize("content", [b"junk", "pickle", "other-npz"])
+def test_a_file_that_is_not_records_is_refused_in_one_line(content, tmp_path, capsys) -> None:
+    path = tmp_path / "bad.npz"
+    if content == "pickle":
+        np.savez(path, seed=np.array([object()], dtype=object))
+    elif content == "other-npz":
+        np.savez(path, seed=np.arange(3))
+    else:
+        path.write_bytes(content)
+    with pytest.raises(SystemExit) as e:
+        main(["--data", str(path), "--out", str(tmp_path / "out")])
+    assert "not a records file" in str(e.value) and str(path) in str(e.value)
+    assert not (tmp_path / "out" / "config.json").exists()
 
 
 def test_records_round_trip_to_the_same_observations(records, tmp_path) -> None:
