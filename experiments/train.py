@@ -38,6 +38,9 @@ the run (``--total-steps`` or ``--minutes``, whichever ends it first); no ``--in
 a fresh network and no KL term.  The first ``--value-warmup`` updates fit the value only
 (no policy-gradient or entropy term; the KL anchor stays): a cloned value head has to
 be refitted on the learner's own games before its advantages mean anything.
+``--war-risk-coef`` adds ``agents/war_risk.py``'s term: where the learner's hand holds a card
+whose event could start a total war it would lose (the observation's own flags) and a card
+that could not, ``-log`` of the probability of the safe ones (docs/agents.md, fifth run).
 
 **League.**  A new game is self-play with probability ``--selfplay-frac``, against a
 scripted agent (``--scripted``) with ``--scripted-frac`` (scripted agents cost ~25 learner
@@ -94,6 +97,7 @@ from agents.networks import (
     save_checkpoint,
 )
 from agents.specs import make_agent
+from agents.war_risk import WarRisk
 from evenstar_env.content import load_content
 from evenstar_env.vector import SelfPlayVectorEnv
 from experiments.stats import wilson
@@ -143,6 +147,9 @@ class TrainConfig:
                                       "--total-steps or --minutes, whichever is shorter)")
     value_warmup: int = _opt(0, "first updates that fit the value only (no policy or "
                                 "entropy term; the KL anchor stays)")
+    war_risk_coef: float = _opt(0.0, "weight of -log P(safe cards) where the hand holds a "
+                                     "card that could start a lost total war "
+                                     "(agents/war_risk.py; 0: off)")
     selfplay_frac: float = _opt(0.65, "share of new games in self-play")
     scripted_frac: float = _opt(0.05, "share of new games against a scripted agent")
     scripted: str = _opt("heuristic", "scripted opponents, comma-separated agent specs")
@@ -172,6 +179,8 @@ class TrainConfig:
                              "--gae-lambda in [0, 1], --minutes at least 0")
         if self.value_warmup < 0:
             raise ValueError(f"--value-warmup must be at least 0, not {self.value_warmup}")
+        if self.war_risk_coef < 0:
+            raise ValueError(f"--war-risk-coef must be at least 0, not {self.war_risk_coef}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"--backend must be local or ray, not {self.backend!r}")
         seeds = range(self.eval_seed, self.eval_seed + self.eval_games)
@@ -625,9 +634,11 @@ class RayWorkers(LocalWorkers):
 # --------------------------------------------------------------------------- update
 def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str, Any],
                ref: torch.nn.Module | None, beta: float, cfg: TrainConfig,
-               rng: np.random.Generator, value_only: bool = False) -> dict[str, float]:
-    """Clipped PPO epochs over `batch` (learner rows only), with β·KL toward `ref`;
-    `value_only` drops the policy and entropy terms (the value warm-up)."""
+               rng: np.random.Generator, value_only: bool = False,
+               war_risk: WarRisk | None = None) -> dict[str, float]:
+    """Clipped PPO epochs over `batch` (learner rows only), with β·KL toward `ref` and,
+    given `war_risk`, ``--war-risk-coef`` times its term; `value_only` drops the policy,
+    entropy and war-risk terms (the value warm-up)."""
     dev = next(net.parameters()).device
     obs = torch.from_numpy(batch["obs"]).to(dev)
     mask = torch.from_numpy(batch["mask"]).to(dev)
@@ -642,7 +653,8 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
                                                                   mask[k:k + 4096]), -1)
                                   for k in range(0, len(obs), 4096)])
     stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy",
-                                                     "kl_ref", "approx_kl", "clipfrac")}
+                                                     "kl_ref", "approx_kl", "clipfrac",
+                                                     "war_risk", "war_risk_rows")}
     net.train()
     B = len(obs)
     for _ in range(cfg.epochs):
@@ -667,6 +679,10 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
             if ref_logp is not None:
                 kl_ref = kl_to_reference(logits, ref_logp[mb], m)
                 loss = loss + beta * kl_ref
+            risk, rows = torch.zeros(()), 0
+            if war_risk is not None and cfg.war_risk_coef > 0 and not value_only:
+                risk, rows = war_risk.loss(logp_all, m, obs[mb])
+                loss = loss + cfg.war_risk_coef * risk
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -676,6 +692,8 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
                 stats["value_loss"].append(float(vloss))
                 stats["entropy"].append(float(ent))
                 stats["kl_ref"].append(float(kl_ref))
+                stats["war_risk"].append(float(risk))
+                stats["war_risk_rows"].append(float(rows))
                 stats["approx_kl"].append(float(((ratio - 1) - (logp - old_logp[mb])).mean()))
                 stats["clipfrac"].append(float(((ratio - 1).abs() > cfg.clip).float().mean()))
     net.eval()
@@ -801,6 +819,7 @@ class Trainer:
         if self.ref is not None:
             self.ref.to(cfg.device)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        self.war_risk = WarRisk(self.content) if cfg.war_risk_coef > 0 else None
         self.league = League()
         for spec in filter(None, cfg.scripted.split(",")):
             self.league.add(spec, "scripted")
@@ -925,7 +944,8 @@ class Trainer:
                         else 0.0)
                 t1 = time.perf_counter()
                 stats = ppo_update(self.net, self.opt, batch, self.ref, beta, cfg, self.rng,
-                                   value_only=self.update < cfg.value_warmup)
+                                   value_only=self.update < cfg.value_warmup,
+                                   war_risk=self.war_risk)
                 t_upd = time.perf_counter() - t1
                 for name, score in batch["results"]:
                     self.league.record(name, score)

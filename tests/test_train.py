@@ -326,7 +326,9 @@ def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
                                          (["--value-warmup", "-1"],
                                           "--value-warmup must be at least 0"),
                                          (["--china-frac", "1.5"],
-                                          "--china-frac must be in [0, 1]")])
+                                          "--china-frac must be in [0, 1]"),
+                                         (["--war-risk-coef", "-1"],
+                                          "--war-risk-coef must be at least 0")])
 def test_bad_settings_end_in_one_line(args, needle, tmp_path) -> None:
     with pytest.raises(SystemExit) as e:
         train.main(["--smoke", "--runs-dir", str(tmp_path), *args])
@@ -353,3 +355,32 @@ def test_value_warmup_fits_the_value_and_leaves_the_policy_head_alone():
     assert all(torch.equal(head[k], v) for k, v in net.policy.state_dict().items())
     train.ppo_update(net, opt, batch, None, 0.0, cfg, rng)  # the full loss moves it
     assert not all(torch.equal(head[k], v) for k, v in net.policy.state_dict().items())
+
+
+def test_war_risk_term_enters_the_update_only_when_asked():
+    """--war-risk-coef adds agents/war_risk.py's term on the rows whose hand offers a risky
+    and a safe card: a batch holding one such row reports it, a zero weight leaves the
+    update exactly as without the term."""
+    from agents.war_risk import WarRisk
+    from tests.test_war_risk import HAND, china_to_play
+
+    g, obs, mask = china_to_play(HAND, 2)
+    n = 8
+    batch = {"obs": obs.numpy().repeat(n, 0), "mask": mask.numpy().repeat(n, 0),
+             "act": np.full(n, g.action_id("card", "Gulf War")), "logp": np.zeros(n, np.float32),
+             "adv": np.zeros(n, np.float32), "ret": np.zeros(n, np.float32)}
+    wr = WarRisk(g.content)
+    results = []
+    for coef in (0.0, 0.0, 1.0):
+        torch.manual_seed(0)
+        net = train.build_network(NetConfig.for_content(hidden=(16,)))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        cfg = small_cfg(epochs=1, minibatch=n, war_risk_coef=coef)
+        stats = train.ppo_update(net, opt, batch, None, 0.0, cfg, np.random.default_rng(0),
+                                 war_risk=wr if coef or results else None)
+        results.append((stats, [v.clone() for v in net.parameters()]))
+    (plain, w0), (zero, w1), (on, w2) = results
+    assert all(torch.equal(a, b) for a, b in zip(w0, w1, strict=True))
+    assert zero["war_risk"] == 0.0 and on["war_risk_rows"] == n
+    assert on["war_risk"] == pytest.approx(np.log(2), abs=0.05)  # a fresh net: ~uniform
+    assert not all(torch.equal(a, b) for a, b in zip(w0, w2, strict=True))
