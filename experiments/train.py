@@ -40,7 +40,7 @@ a fresh network and no KL term.  The first ``--value-warmup`` updates fit the va
 be refitted on the learner's own games before its advantages mean anything.
 ``--war-risk-coef`` adds ``agents/war_risk.py``'s term: where the learner's hand holds a card
 whose event could start a total war it would lose (the observation's own flags) and a card
-that could not, ``-log`` of the probability of the safe ones (docs/agents.md, fifth run).
+that could not, ``-log`` of the probability of the safe ones (docs/agents.md, "War-risk term").
 
 **League.**  A new game is self-play with probability ``--selfplay-frac``, against a
 scripted agent (``--scripted``) with ``--scripted-frac`` (scripted agents cost ~25 learner
