@@ -158,17 +158,19 @@ class StructuredPolicyValue(nn.Module):
 
     def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Country tokens (B x n x d) and card tokens (B x nc x d)."""
-        b = obs.shape[0]
         ident = self.country_id.weight + self.country_static(self.static)  # n x d
         zc = torch.relu(self.country_in(obs[:, self.country_idx]) + ident)
+        b, n, d = zc.shape
         # The neighbours' mean, as one (B*d x n) @ (n x n) product (a broadcast
         # (n x n) @ (B x n x d) is five times slower).
-        nb = (zc.transpose(1, 2).reshape(-1, self.n) @ self.adj.T).view(b, -1, self.n)
+        nb = (zc.transpose(1, 2).reshape(b * d, n) @ self.adj.T).view(b, d, n)
         zc = torch.relu(self.country_out(zc) + self.neighbours(nb.transpose(1, 2)))
         zk = torch.relu(self.card_in(obs[:, self.card_idx]) + self.card_id.weight)
         return zc, torch.relu(self.card_out(zk))
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if not len(obs):  # no position (a rollout step with no learner to move)
+            return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
         zc, zk = self.tokens(obs)
         hand = obs[:, self.card_idx[:, 0]]  # 1 for the cards in one's own hand
         in_hand = (hand[:, :, None] * zk).sum(1) / hand.sum(1, keepdim=True).clamp(min=1)

@@ -151,3 +151,13 @@ def test_structured_corrections_start_at_zero(scfg):
     x = torch.rand(2, scfg.obs_size)
     zc, zk = net.tokens(x)
     assert torch.all(net.country_corr(zc) == 0) and torch.all(net.card_corr(zk) == 0)
+
+
+@pytest.mark.parametrize("kind", ["mlp", "structured"])
+def test_an_empty_batch_gives_empty_outputs(kind):
+    """A rollout step may have no learner to move (every game waiting on an opponent):
+    each kind maps 0 positions to 0 logits and values instead of failing."""
+    cfg = NetConfig.for_content(kind=kind, hidden=(16,),
+                                options={"token": 8} if kind == "structured" else {})
+    logits, value = build_network(cfg)(torch.zeros(0, cfg.obs_size))
+    assert logits.shape == (0, cfg.n_actions) and value.shape == (0,)
