@@ -24,6 +24,14 @@ def action_round(seed: int = 0, player: str = "usa") -> Game:
     return g
 
 
+def china_card_choice(hand: list[str], diplomacy: int) -> Game:
+    """China choosing a card to play from `hand`, with diplomacy at `diplomacy`."""
+    g = action_round(2, "china")
+    g.set_hand("china", hand)
+    g.set_track("diplomacy", diplomacy)
+    return g
+
+
 def play(g: Game, card: str, mode: str) -> None:
     """Play `card` from hand in `mode` (the pending decision must be the card choice)."""
     g.step(g.action_id("card", card))

@@ -359,28 +359,34 @@ def test_value_warmup_fits_the_value_and_leaves_the_policy_head_alone():
 
 def test_war_risk_term_enters_the_update_only_when_asked():
     """--war-risk-coef adds agents/war_risk.py's term on the rows whose hand offers a risky
-    and a safe card: a batch holding one such row reports it, a zero weight leaves the
-    update exactly as without the term."""
-    from agents.war_risk import WarRisk
-    from tests.test_war_risk import HAND, china_to_play
+    and a safe card: a batch of such rows reports them, a zero weight leaves the update
+    exactly as without the term."""
+    from helpers import china_card_choice
 
-    g, obs, mask = china_to_play(HAND, 2)
+    from agents.war_risk import WarRisk
+    from evenstar_env.env.observation import observe
+
+    g = china_card_choice(["Gulf War", "Wolf Warrior Diplomacy"], 2)
     n = 8
-    batch = {"obs": obs.numpy().repeat(n, 0), "mask": mask.numpy().repeat(n, 0),
+    batch = {"obs": np.repeat(observe(g, "china")[None], n, 0).astype(np.float32),
+             "mask": np.repeat(g.action_mask()[None].astype(bool), n, 0),
              "act": np.full(n, g.action_id("card", "Gulf War")), "logp": np.zeros(n, np.float32),
              "adv": np.zeros(n, np.float32), "ret": np.zeros(n, np.float32)}
-    wr = WarRisk(g.content)
-    results = []
-    for coef in (0.0, 0.0, 1.0):
+
+    def update(coef: float, war_risk: WarRisk | None):
         torch.manual_seed(0)
         net = train.build_network(NetConfig.for_content(hidden=(16,)))
         opt = torch.optim.SGD(net.parameters(), lr=0.1)
         cfg = small_cfg(epochs=1, minibatch=n, war_risk_coef=coef)
         stats = train.ppo_update(net, opt, batch, None, 0.0, cfg, np.random.default_rng(0),
-                                 war_risk=wr if coef or results else None)
-        results.append((stats, [v.clone() for v in net.parameters()]))
-    (plain, w0), (zero, w1), (on, w2) = results
-    assert all(torch.equal(a, b) for a, b in zip(w0, w1, strict=True))
+                                 war_risk=war_risk)
+        return stats, [v.detach().clone() for v in net.parameters()]
+
+    wr = WarRisk(g.content)
+    _, without = update(0.0, None)
+    zero, w_zero = update(0.0, wr)
+    on, w_on = update(1.0, wr)
+    assert all(torch.equal(a, b) for a, b in zip(without, w_zero, strict=True))
     assert zero["war_risk"] == 0.0 and on["war_risk_rows"] == n
     assert on["war_risk"] == pytest.approx(np.log(2), abs=0.05)  # a fresh net: ~uniform
-    assert not all(torch.equal(a, b) for a, b in zip(w0, w2, strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(without, w_on, strict=True))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from helpers import action_round
+from helpers import china_card_choice
 
 from agents.war_risk import WarRisk
 from evenstar_env.env.observation import observe
@@ -14,9 +14,8 @@ HAND = ["Gulf War", "Wolf Warrior Diplomacy"]  # a US war card (threat) and Chin
 
 
 def china_to_play(hand: list[str], diplomacy: int):
-    g = action_round(2, "china")
-    g.set_hand("china", hand)
-    g.set_track("diplomacy", diplomacy)
+    """The game, China's observation (1 x obs_size) and its legal actions (1 x n)."""
+    g = china_card_choice(hand, diplomacy)
     obs = torch.as_tensor(np.asarray(observe(g, "china"), dtype=np.float32))[None]
     mask = torch.as_tensor(g.action_mask().astype(bool))[None]
     return g, obs, mask
