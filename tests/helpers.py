@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evenstar_env import Game
-from evenstar_env.engine.constants import DRAW, H_DONE, IN_PLAY
+from evenstar_env.engine.constants import CHINA, DRAW, H_DONE, IN_PLAY, M_TECH_DONE
 
 
 def advance_to(g: Game, kind: str, player: str | None = None, limit: int = 5000) -> Game:
@@ -24,9 +24,11 @@ def action_round(seed: int = 0, player: str = "usa") -> Game:
     return g
 
 
-def china_card_choice(hand: list[str], diplomacy: int) -> Game:
-    """China choosing a card to play from `hand`, with diplomacy at `diplomacy`."""
+def china_card_choice(hand: list[str], diplomacy: int, tech_done: bool = False) -> Game:
+    """China choosing a card to play from `hand`, with diplomacy at `diplomacy` (and its
+    tech race of the turn already run, if `tech_done`)."""
     g = action_round(2, "china")
+    g.state.misc[M_TECH_DONE + CHINA] = int(tech_done)
     g.set_hand("china", hand)
     g.set_track("diplomacy", diplomacy)
     return g

@@ -366,7 +366,7 @@ def test_war_risk_term_enters_the_update_only_when_asked():
     from agents.war_risk import WarRisk
     from evenstar_env.env.observation import observe
 
-    g = china_card_choice(["Gulf War", "Wolf Warrior Diplomacy"], 2)
+    g = china_card_choice(["Gulf War", "Wolf Warrior Diplomacy"], 2, tech_done=True)
     n = 8
     batch = {"obs": np.repeat(observe(g, "china")[None], n, 0).astype(np.float32),
              "mask": np.repeat(g.action_mask()[None].astype(bool), n, 0),

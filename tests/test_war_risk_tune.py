@@ -1,0 +1,103 @@
+"""DAgger on the war-risk positions (experiments/war_risk_tune.py): the teacher's labels,
+the fit, and a run end to end."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+from helpers import china_card_choice
+
+from agents.learned_agent import LearnedAgent
+from agents.networks import NetConfig, build_network, save_checkpoint
+from agents.war_risk import WarRisk
+from evenstar_env.env.observation import observe
+from experiments.war_risk_tune import Rows, TuneConfig, fit, label, main, measure
+
+HAND = ["Gulf War", "Wolf Warrior Diplomacy", "Smart Power"]  # two US war cards, China's own
+
+
+def positions(diplomacies: list[int]) -> tuple[np.ndarray, np.ndarray, object]:
+    """China's observations and legal masks choosing a card from HAND at each diplomacy."""
+    games = [china_card_choice(HAND, d, tech_done=True) for d in diplomacies]
+    obs = np.stack([np.asarray(observe(g, "china"), dtype=np.float32) for g in games])
+    mask = np.stack([g.action_mask().astype(bool) for g in games])
+    return obs, mask, games[0]
+
+
+@pytest.fixture(scope="module")
+def net_cfg():
+    torch.manual_seed(0)
+    return NetConfig.for_content(hidden=(32,))
+
+
+def test_the_teacher_drops_only_the_risky_cards_of_a_war_risk_row(net_cfg):
+    """9.2.3, R21: at diplomacy 2 either US war card would set off a total war China loses;
+    the label is the teacher's policy over the other legal actions.  At 3 nothing is risky and the
+    label is the teacher's policy itself."""
+    obs, mask, g = positions([2, 3])
+    teacher = build_network(net_cfg).eval()
+    rows = label(teacher, WarRisk(g.content), obs, mask)
+    with torch.no_grad():
+        logits, value = teacher(torch.from_numpy(obs))
+    p = torch.softmax(logits.masked_fill(~torch.from_numpy(mask), -1e9), -1).numpy()
+    risky = sorted(g.action_id("card", name) for name in ("Gulf War", "Smart Power"))
+    assert rows.war.tolist() == [True, False]
+    assert np.flatnonzero(rows.risky[0]).tolist() == risky
+    want = np.where(mask[0], p[0], 0.0)
+    want[risky] = 0.0
+    np.testing.assert_allclose(np.exp(rows.target[0]), want / want.sum(), atol=1e-6)
+    np.testing.assert_allclose(np.exp(rows.target[1]), p[1], atol=1e-6)
+    np.testing.assert_allclose(rows.value, value.numpy())
+
+
+def test_fitting_moves_the_risky_mass_to_the_safe_cards_and_keeps_the_other_rows(net_cfg):
+    obs, mask, g = positions([2, 3])
+    teacher = build_network(net_cfg).eval()
+    with torch.no_grad():  # a teacher that likes Gulf War
+        teacher.policy.bias[g.action_id("card", "Gulf War")] = 4.0
+    rows = label(teacher, WarRisk(g.content), obs, mask)
+    student = build_network(net_cfg)
+    student.load_state_dict(teacher.state_dict())
+    before, by_card = measure(student.eval(), rows)
+    assert before["war_rows"] == 1 and before["greedy_risky"] == 1.0
+    gulf = g.content.cards.index(next(c for c in g.content.cards if c.name == "Gulf War"))
+    assert by_card == {gulf: [1, 1]}  # the rarest of the two flagged cards names the row
+    assert before["p_risky"] > 0.8 and before["anchor_kl"] == pytest.approx(0, abs=1e-6)
+    cfg = TuneConfig(epochs=300, minibatch=4, lr=1e-2)
+    opt = torch.optim.Adam(student.parameters(), lr=cfg.lr)
+    fit(student, opt, rows, cfg, np.random.default_rng(0))
+    after, by_card = measure(student.eval(), rows)
+    assert after["greedy_risky"] == 0.0 and after["p_risky"] < 0.1 and by_card == {gulf: [0, 1]}
+    assert after["anchor_kl"] < 0.05
+
+
+def test_a_smoke_run_writes_a_checkpoint_that_plays(net_cfg, tmp_path):
+    init = tmp_path / "init"
+    save_checkpoint(init, build_network(net_cfg), net_cfg)
+    out = tmp_path / "tuned"
+    main(["--smoke", "--init", str(init), "--out", str(out), "--opponents", "random"])
+    with (out / "rounds.csv").open() as f:
+        rounds = list(csv.DictReader(f))
+    assert [r["round"] for r in rounds] == ["1", "2"]
+    assert all(int(r["games"]) >= 6 and int(r["anchor_rows"]) > 0 for r in rounds)
+    agent = LearnedAgent(out / "checkpoint")
+    assert agent.facts["war_risk_tune"]["init"] == str(init)
+    g = china_card_choice(HAND, 2, tech_done=True)
+    assert g.action_mask()[agent.act(None, g.action_mask(), g)]
+
+
+@pytest.mark.parametrize("bad", [["--rounds", "0"], ["--anchor-frac", "0"],
+                                 ["--selfplay-frac", "0.5", "--opponents", ""]])
+def test_bad_settings_end_in_one_line(bad, tmp_path):
+    with pytest.raises(SystemExit, match="war_risk_tune: "):
+        main(["--smoke", "--out", str(tmp_path), *bad])
+
+
+def test_rows_concatenate_and_take(net_cfg):
+    obs, mask, g = positions([2, 3])
+    rows = label(build_network(net_cfg).eval(), WarRisk(g.content), obs, mask)
+    both = Rows.concat([rows, rows.take(np.array([0]))])
+    assert len(both) == 3 and both.war.tolist() == [True, False, True]
