@@ -28,9 +28,10 @@ demo: setup
 # The learned agent from scratch (docs/agents.md, "Training"): data generation and
 # behaviour cloning of the heuristic into the structured network (experiments/cloning.py),
 # then batched PPO from the cloned policy with a KL term toward it and a value warm-up,
-# rollout and update on the two cores (experiments/train.py). These are the settings of
-# agents/checkpoints/learned (docs/agents.md, fourth run): about 25 min of cloning and 45
-# of PPO on 2 cores; the shipped policy is runs/ppo/checkpoints/best.
+# rollout and update on the two cores (experiments/train.py), then DAgger on the policy's
+# own war-risk positions (experiments/war_risk_tune.py). These are the settings of
+# agents/checkpoints/learned (docs/agents.md, fourth run): about 25 min of cloning, 45 of
+# PPO and 20 of DAgger on 2 cores; the shipped policy is runs/war_risk/checkpoint.
 TRAIN_MINUTES ?= 45
 train: setup
 	$(BIN)/python -m experiments.cloning --out runs/cloning/structured --net structured \
@@ -40,10 +41,13 @@ train: setup
 		--epochs 2 --threads 1 --lr 0.0001 --ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 \
 		--value-warmup 30 --selfplay-frac 0.2 --scripted-frac 0.7 --scripted heuristic \
 		--eval-every 20 --eval-games 20 --checkpoint-every 4 --seed 7
+	$(BIN)/python -m experiments.war_risk_tune --init runs/ppo/checkpoints/best \
+		--out runs/war_risk --games 1000 --rounds 4 --seed 0
 
 train-smoke: setup
 	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke
 	$(BIN)/python -m experiments.train --smoke --init runs/cloning/smoke
+	$(BIN)/python -m experiments.war_risk_tune --smoke --init runs/smoke/checkpoints/latest
 
 # The suite on the default backend (the native core where built; the differential tests
 # play both), then the rule, card and API tests again on the Python engine (docs/native.md).

@@ -12,6 +12,8 @@ diplomacy to 1 (``hand_war_risk``; rulebook 9.2.3, R7, R21;
   nothing is risky if the player's next card has no event;
 - on the mode decision of a flagged card, the modes that let its event happen (every mode
   but the tech race for an opponent's card, the event for one's own or a neutral card);
+- on the mode decision of another card, the tech race, while the hand holds a flagged
+  opponent's card that the race could take: the turn's one race is its only safe play;
 - on the General AI's offer of the event (R25), taking it.
 
 They feed the trainer's war-risk term (``experiments/train.py --war-risk-coef``: where a
@@ -83,24 +85,28 @@ class WarRisk:
     def actions(self, obs: torch.Tensor) -> torch.Tensor:
         """Per row of `obs` (B x obs_size), the actions that risk a total war its mover
         loses (B x n_actions, bool)."""
-        risky = torch.zeros(obs.shape[0], self.n_actions, dtype=torch.bool, device=obs.device)
+        if obs.device.type != "cpu":  # the tables live on the CPU
+            return self.actions(obs.cpu()).to(obs.device)
+        risky = torch.zeros(obs.shape[0], self.n_actions, dtype=torch.bool)
         flags = obs[:, self.flags] > 0
         headline = obs[:, self.headline_kind] > 0
-        card = (obs[:, self.card_kind] > 0) & flags.any(1)
-        if card.any():
-            me = obs[:, self.me].argmax(1)
-            theirs = self.side[None] == (1 - me)[:, None]
-            no_event = obs.gather(1, self.next_card[2 + me][:, None]) > 0
-            flags_card = flags & theirs & ~self.tech_open(obs) & ~no_event
-            risky[:, self.cards] = torch.where(card[:, None], flags_card, False)
+        flagged = obs[:, self.card_flag] > 0  # the card of the pending decision
+        mode = obs[:, self.mode_kind] > 0
+        me = obs[:, self.me].argmax(1)
+        no_event = obs.gather(1, self.next_card[2 + me][:, None]) > 0
+        # Cards whose event would happen with any use but the tech race (R5).
+        race_only = flags & (self.side[None] == (1 - me)[:, None]) & ~no_event
+        if race_only.any():
+            can_race = self.tech_open(obs)
+            card = obs[:, self.card_kind] > 0
+            risky[:, self.cards] = race_only & ~can_race & card[:, None]
+            spare = mode & ~flagged & (race_only & can_race).any(1)
+            risky[:, self.modes[MODE_TECH]] = spare
         risky[:, self.cards] |= flags & headline[:, None]
-        flagged = obs[:, self.card_flag] > 0
-        mode = flagged & (obs[:, self.mode_kind] > 0)
-        if mode.any():
-            held = obs[:, self.decision_card].argmax(1)
-            theirs = self.side[held] == 1 - obs[:, self.me].argmax(1)
+        if (mode & flagged).any():
+            theirs = self.side[obs[:, self.decision_card].argmax(1)] == 1 - me
             modes = torch.where(theirs[:, None], self.but_tech, self.event)
-            risky[:, self.modes] = modes & mode[:, None]
+            risky[:, self.modes] |= modes & (mode & flagged)[:, None]
         risky[:, self.orders] = (flagged & (obs[:, self.ai_event_kind] > 0))[:, None]
         return risky
 

@@ -23,7 +23,8 @@ drift elsewhere meanwhile (docs/agents.md, "Attempts at the total-war losses").
    π₀ itself.  The value target is π₀'s value.
 3. *Fit.*  On the rows of every round so far (DAgger's aggregate), cross-entropy to the
    teacher's policy plus ``--vf-coef`` × squared error to its value, each minibatch half
-   war-risk rows and half anchor rows.
+   anchor rows and half war-risk rows, these drawn evenly over the cards they concern;
+   ``--epochs`` passes' worth of steps over the round's fresh rows (a fixed budget a round).
 
 Before each fit the round's fresh rows measure the current policy: the mean probability
 it gives the risky cards on war-risk rows, the share of those rows where its greedy choice
@@ -187,9 +188,15 @@ def measure(net: torch.nn.Module, rows: Rows) -> tuple[dict[str, float], dict[in
     return out, by_card
 
 
+def fit_steps(rows: Rows, cfg: TuneConfig) -> int:
+    """Gradient steps of `cfg.epochs` passes over `rows` at half a minibatch of each kind."""
+    war = int(rows.war.sum())
+    return cfg.epochs * max(1, max(war, len(rows) - war) // (cfg.minibatch // 2))
+
+
 def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, rows: Rows, cfg: TuneConfig,
-        rng: np.random.Generator) -> float:
-    """`cfg.epochs` passes of cross-entropy to the teacher and value error; each minibatch
+        rng: np.random.Generator, steps: int) -> float:
+    """`steps` gradient steps of cross-entropy to the teacher and value error; each minibatch
     half anchor rows and half war-risk rows, these drawn evenly over the cards they are
     about (Gulf War's rare rows as often as Clinton Doctrine's common ones); the mean loss."""
     war, anchor = np.flatnonzero(rows.war), np.flatnonzero(~rows.war)
@@ -197,7 +204,6 @@ def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, rows: Rows, cfg: TuneC
     p_war = 1.0 / counts[inverse]
     p_war /= p_war.sum()
     half = cfg.minibatch // 2
-    steps = cfg.epochs * max(1, max(len(war), len(anchor)) // half)
     net.train()
     total = 0.0
     for _ in range(steps):
@@ -220,13 +226,15 @@ def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, rows: Rows, cfg: TuneC
 
 
 def war_cards(guard: WarRisk, rows: Rows) -> np.ndarray:
-    """The card each war-risk row is about (-1 on an anchor row): its rarest flagged card in
-    hand, or the card whose mode or event is being chosen."""
-    in_hand = rows.risky[:, guard.cards.numpy()]
-    counts = in_hand.sum(0)
-    rare = np.where(in_hand, counts, np.iinfo(np.int64).max).argmin(1)
+    """The card each war-risk row is about (-1 on an anchor row): the flagged card whose
+    mode or event is being chosen, else the rarest flagged card in hand (e.g. the card a
+    tech race on another card would leave without a safe play)."""
+    war = rows.war
+    in_hand = (rows.obs[:, guard.flags.numpy()] > 0) & war[:, None]
+    rare = np.where(in_hand, in_hand.sum(0), np.iinfo(np.int64).max).argmin(1)
     pending = rows.obs[:, guard.decision_card.numpy()].argmax(1)
-    return np.where(in_hand.any(1), rare, np.where(rows.war, pending, -1))
+    flagged = rows.obs[:, guard.card_flag] > 0
+    return np.where(war & flagged, pending, np.where(in_hand.any(1), rare, -1))
 
 
 def by_card_text(content: Content, by_card: dict[int, list[int]]) -> str:
@@ -262,7 +270,8 @@ def tune(cfg: TuneConfig) -> Path:
             figures, by_card = measure(net, fresh)
             row: dict[str, Any] = {"round": r, "games": games, **figures}
             parts.append(fresh)
-            row["loss"] = fit(net, opt, Rows.concat(parts), cfg, rng)
+            # DAgger's aggregate, at a fixed budget a round: the epochs of the fresh rows.
+            row["loss"] = fit(net, opt, Rows.concat(parts), cfg, rng, fit_steps(fresh, cfg))
         row["minutes"] = round((time.perf_counter() - t0) / 60, 2)
         row["greedy_risky_by_card"] = by_card_text(content, by_card)
         log.append(row)

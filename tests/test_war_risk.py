@@ -148,3 +148,19 @@ def test_the_tech_race_read_from_the_observation_is_the_engines(seed, steps):
         ops = m.modified_ops(int(k), p, m.next_plus(p))
         assert bool(seen[k]) == (MODE_TECH in legal_modes(m, p, int(k), ops)), (
             g.content.cards[k].name)
+
+
+def test_the_tech_race_is_kept_for_the_card_only_it_can_play_safely():
+    """6.4: one tech race a turn.  Holding Gulf War at diplomacy 2, China may choose it
+    (the race takes it without its event, R5), but racing another card with it would
+    leave Gulf War nothing safe for the rest of the turn: that race is flagged, the other
+    uses of the card are not."""
+    g, obs, _ = china_to_play(["Gulf War", "NATO Enlargement"], 2, tech_done=False)
+    wr = WarRisk(g.content)
+    assert not wr.actions(obs).any()  # either card may be chosen
+    g.step(g.action_id("card", "NATO Enlargement"))
+    obs = torch.as_tensor(np.asarray(observe(g, "china"), dtype=np.float32))[None]
+    flags = wr.actions(obs)[0].numpy()
+    tech = g.action_id("mode", "tech")
+    assert tech in g.legal_actions() and len(g.legal_actions()) >= 3
+    assert [a for a in g.legal_actions() if flags[a]] == [tech]

@@ -14,7 +14,7 @@ from agents.learned_agent import LearnedAgent
 from agents.networks import NetConfig, build_network, save_checkpoint
 from agents.war_risk import WarRisk
 from evenstar_env.env.observation import observe
-from experiments.war_risk_tune import Rows, TuneConfig, fit, label, main, measure
+from experiments.war_risk_tune import Rows, TuneConfig, fit, fit_steps, label, main, measure
 
 HAND = ["Gulf War", "Wolf Warrior Diplomacy", "Smart Power"]  # two US war cards, China's own
 
@@ -68,7 +68,7 @@ def test_fitting_moves_the_risky_mass_to_the_safe_cards_and_keeps_the_other_rows
     assert before["p_risky"] > 0.8 and before["anchor_kl"] == pytest.approx(0, abs=1e-6)
     cfg = TuneConfig(epochs=300, minibatch=4, lr=1e-2)
     opt = torch.optim.Adam(student.parameters(), lr=cfg.lr)
-    fit(student, opt, rows, cfg, np.random.default_rng(0))
+    fit(student, opt, rows, cfg, np.random.default_rng(0), fit_steps(rows, cfg))
     after, by_card = measure(student.eval(), rows)
     assert after["greedy_risky"] == 0.0 and after["p_risky"] < 0.1 and by_card == {gulf: [0, 1]}
     assert after["anchor_kl"] < 0.05
