@@ -31,7 +31,7 @@ demo: setup
 # rollout and update on the two cores (experiments/train.py), then DAgger on the policy's
 # own war-risk positions (experiments/war_risk_tune.py). These are the settings of
 # agents/checkpoints/learned (docs/agents.md, fourth run): about 25 min of cloning, 45 of
-# PPO and 20 of DAgger on 2 cores; the shipped policy is runs/war_risk/checkpoint.
+# PPO and 30 of DAgger on 2 cores; the shipped policy is runs/war_risk/checkpoint.
 TRAIN_MINUTES ?= 45
 train: setup
 	$(BIN)/python -m experiments.cloning --out runs/cloning/structured --net structured \
@@ -42,7 +42,7 @@ train: setup
 		--value-warmup 30 --selfplay-frac 0.2 --scripted-frac 0.7 --scripted heuristic \
 		--eval-every 20 --eval-games 20 --checkpoint-every 4 --seed 7
 	$(BIN)/python -m experiments.war_risk_tune --init runs/ppo/checkpoints/best \
-		--out runs/war_risk --games 1000 --rounds 4 --seed 0
+		--out runs/war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 
 train-smoke: setup
 	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke

@@ -24,7 +24,8 @@ drift elsewhere meanwhile (docs/agents.md, "Attempts at the total-war losses").
 3. *Fit.*  On the rows of every round so far (DAgger's aggregate), cross-entropy to the
    teacher's policy plus ``--vf-coef`` × squared error to its value, each minibatch half
    anchor rows and half war-risk rows, these drawn evenly over the cards they concern;
-   ``--epochs`` passes' worth of steps over the round's fresh rows (a fixed budget a round).
+   ``--epochs`` passes' worth of steps over the aggregate (a fixed budget a round, the
+   fresh rows' epochs, converged more slowly: docs/agents.md).
 
 Before each fit the round's fresh rows measure the current policy: the mean probability
 it gives the risky cards on war-risk rows, the share of those rows where its greedy choice
@@ -270,8 +271,8 @@ def tune(cfg: TuneConfig) -> Path:
             figures, by_card = measure(net, fresh)
             row: dict[str, Any] = {"round": r, "games": games, **figures}
             parts.append(fresh)
-            # DAgger's aggregate, at a fixed budget a round: the epochs of the fresh rows.
-            row["loss"] = fit(net, opt, Rows.concat(parts), cfg, rng, fit_steps(fresh, cfg))
+            rows = Rows.concat(parts)  # DAgger's aggregate, `epochs` passes over it
+            row["loss"] = fit(net, opt, rows, cfg, rng, fit_steps(rows, cfg))
         row["minutes"] = round((time.perf_counter() - t0) / 60, 2)
         row["greedy_risky_by_card"] = by_card_text(content, by_card)
         log.append(row)
