@@ -59,8 +59,8 @@ class TuneConfig:
 
     init: str = "agents/checkpoints/learned"
     out: str = "runs/war_risk"
-    rounds: int = 3
-    games: int = 1500
+    rounds: int = 6
+    games: int = 1000
     num_envs: int = 64
     selfplay_frac: float = 0.4
     opponents: str = "random,heuristic"
@@ -74,10 +74,13 @@ class TuneConfig:
     threads: int = 1
 
     def check(self) -> None:
-        for name in ("rounds", "games", "num_envs", "epochs", "minibatch", "threads"):
+        for name in ("rounds", "games", "num_envs", "epochs", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, "
                                  f"not {getattr(self, name)}")
+        if self.minibatch < 2:
+            raise ValueError(f"--minibatch must be at least 2 (half anchors, half war-risk "
+                             f"rows), not {self.minibatch}")
         if not (0 < self.anchor_frac <= 1 and 0 <= self.selfplay_frac <= 1
                 and 0 <= self.china_frac <= 1 and self.lr > 0 and self.vf_coef >= 0):
             raise ValueError("--anchor-frac must be in (0, 1], --selfplay-frac and "

@@ -89,7 +89,7 @@ def test_a_smoke_run_writes_a_checkpoint_that_plays(net_cfg, tmp_path):
     assert g.action_mask()[agent.act(None, g.action_mask(), g)]
 
 
-@pytest.mark.parametrize("bad", [["--rounds", "0"], ["--anchor-frac", "0"],
+@pytest.mark.parametrize("bad", [["--rounds", "0"], ["--anchor-frac", "0"], ["--minibatch", "1"],
                                  ["--selfplay-frac", "0.5", "--opponents", ""]])
 def test_bad_settings_end_in_one_line(bad, tmp_path):
     with pytest.raises(SystemExit, match="war_risk_tune: "):
