@@ -110,13 +110,19 @@ class WarRisk:
         risky[:, self.orders] = (flagged & (obs[:, self.ai_event_kind] > 0))[:, None]
         return risky
 
+    def offered(self, obs: torch.Tensor, mask: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The legal risky actions (B x n_actions) and the rows offering a risky and a
+        safe legal action (B), where the war-risk term and the DAgger apply."""
+        risky = self.actions(obs) & mask
+        return risky, risky.any(1) & (mask & ~risky).any(1)
+
     def loss(self, logp: torch.Tensor, mask: torch.Tensor, obs: torch.Tensor
              ) -> tuple[torch.Tensor, int]:
         """Mean ``-log P(safe)`` over the rows offering a risky and a safe legal action
         (`logp`: masked log-probabilities, B x n_actions), and the number of such rows."""
-        risky = self.actions(obs) & mask
+        risky, rows = self.offered(obs, mask)
         safe = mask & ~risky
-        rows = risky.any(1) & safe.any(1)
         count = int(rows.sum())
         if count == 0:
             return logp.new_zeros(()), 0

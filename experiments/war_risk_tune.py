@@ -114,8 +114,7 @@ class Rows:
 
     @staticmethod
     def concat(parts: list[Rows]) -> Rows:
-        return Rows(*(np.concatenate([getattr(p, f) for p in parts])
-                                for f in FIELDS))
+        return Rows(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
 
     def take(self, idx: np.ndarray) -> Rows:
         return Rows(*(getattr(self, f)[idx] for f in FIELDS))
@@ -137,8 +136,7 @@ def label(teacher: torch.nn.Module, guard: WarRisk, obs: np.ndarray, mask: np.nd
     """The teacher's targets for the rows: π₀, or π₀ given a safe action on war-risk rows."""
     logp, value = policy(teacher, obs, mask)
     m = torch.from_numpy(mask)
-    risky = guard.actions(torch.from_numpy(obs)) & m
-    war = risky.any(1) & (m & ~risky).any(1)
+    risky, war = guard.offered(torch.from_numpy(obs), m)
     risky &= war[:, None]
     target = logp.masked_fill(risky | ~m, float("-inf"))
     target = target - torch.logsumexp(target, -1, keepdim=True)
@@ -158,9 +156,8 @@ def visit(worker: RolloutWorker, net: torch.nn.Module, cfg: TuneConfig, guard: W
     while games < cfg.games:
         batch = worker.collect(state, table)
         games += len(batch["lengths"])
-        risky = guard.actions(torch.from_numpy(batch["obs"])).numpy() & batch["mask"]
-        war = risky.any(1) & (batch["mask"] & ~risky).any(1)
-        keep = war | (rng.random(len(war)) < cfg.anchor_frac)
+        _, war = guard.offered(torch.from_numpy(batch["obs"]), torch.from_numpy(batch["mask"]))
+        keep = war.numpy() | (rng.random(len(war)) < cfg.anchor_frac)
         obs.append(batch["obs"][keep])
         mask.append(batch["mask"][keep])
     return np.concatenate(obs), np.concatenate(mask), games
