@@ -38,9 +38,10 @@ the run (``--total-steps`` or ``--minutes``, whichever ends it first); no ``--in
 a fresh network and no KL term.  The first ``--value-warmup`` updates fit the value only
 (no policy-gradient or entropy term; the KL anchor stays): a cloned value head has to
 be refitted on the learner's own games before its advantages mean anything.
-``--war-risk-coef`` adds ``agents/war_risk.py``'s term: where the learner's hand holds a card
-whose event could start a total war it would lose (the observation's own flags) and a card
-that could not, ``-log`` of the probability of the safe ones (docs/agents.md, "War-risk term").
+``--war-risk-coef`` adds ``agents/war_risk.py``'s term: where a decision offers both an
+action that could start a total war the learner would lose (read from the observation's own
+flags: a flagged card, a mode that lets its event happen, the tech race a flagged card needs)
+and a safe one, ``-log`` of the probability of the safe ones (docs/agents.md, "War-risk term").
 
 **League.**  A new game is self-play with probability ``--selfplay-frac``, against a
 scripted agent (``--scripted``) with ``--scripted-frac`` (scripted agents cost ~25 learner
@@ -147,8 +148,8 @@ class TrainConfig:
                                       "--total-steps or --minutes, whichever is shorter)")
     value_warmup: int = _opt(0, "first updates that fit the value only (no policy or "
                                 "entropy term; the KL anchor stays)")
-    war_risk_coef: float = _opt(0.0, "weight of -log P(safe cards) where the hand holds a "
-                                     "card that could start a lost total war "
+    war_risk_coef: float = _opt(0.0, "weight of -log P(safe actions) where a decision also "
+                                     "offers one that could start a lost total war "
                                      "(agents/war_risk.py; 0: off)")
     selfplay_frac: float = _opt(0.65, "share of new games in self-play")
     scripted_frac: float = _opt(0.05, "share of new games against a scripted agent")

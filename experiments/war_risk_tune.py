@@ -15,9 +15,10 @@ drift elsewhere meanwhile (docs/agents.md, "Attempts at the total-war losses").
 1. *Visit.*  The current policy plays ``--games`` games with sampled actions (the trainer's
    :class:`~experiments.train.RolloutWorker`): a ``--selfplay-frac`` share against itself,
    the others against one of ``--opponents``, on a seat drawn with ``--china-frac``.  Every
-   row of its own at a card-play or headline decision where the hand holds a flagged card
-   and a safe one (:class:`agents.war_risk.WarRisk`) is kept, and an ``--anchor-frac``
-   sample of its other rows.
+   row of its own that offers both a risky and a safe legal action
+   (:meth:`agents.war_risk.WarRisk.offered`: a flagged card, a mode that lets a flagged
+   event happen, a tech race the hand needs for a flagged card...) is kept, and an
+   ``--anchor-frac`` sample of its other rows.
 2. *Label.*  The teacher is the starting policy π₀ with the risky actions taken out: on a
    war-risk row π₀(a | safe), renormalised over the safe legal actions; on any other row
    π₀ itself.  The value target is π₀'s value.
@@ -47,9 +48,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import NetConfig, load_checkpoint, masked_logits, save_checkpoint
+from agents.networks import load_checkpoint, masked_logits, save_checkpoint
+from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
+from experiments.files import ensure_output_dir, write_text_atomic
 from experiments.train import RolloutWorker, TrainConfig, torch_threads
 
 
@@ -140,10 +143,8 @@ def label(teacher: torch.nn.Module, guard: WarRisk, obs: np.ndarray, mask: np.nd
     risky &= war[:, None]
     target = logp.masked_fill(risky | ~m, float("-inf"))
     target = target - torch.logsumexp(target, -1, keepdim=True)
-    rows = Rows(obs, mask, target.numpy(), value.numpy(), risky.numpy(),
-                np.full(len(obs), -1))
-    rows.card = war_cards(guard, rows)
-    return rows
+    return Rows(obs, mask, target.numpy(), value.numpy(), risky.numpy(),
+                war_cards(guard, obs, war.numpy()))
 
 
 def visit(worker: RolloutWorker, net: torch.nn.Module, cfg: TuneConfig, guard: WarRisk,
@@ -226,15 +227,14 @@ def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, rows: Rows, cfg: TuneC
     return total / steps
 
 
-def war_cards(guard: WarRisk, rows: Rows) -> np.ndarray:
-    """The card each war-risk row is about (-1 on an anchor row): the flagged card whose
-    mode or event is being chosen, else the rarest flagged card in hand (e.g. the card a
-    tech race on another card would leave without a safe play)."""
-    war = rows.war
-    in_hand = (rows.obs[:, guard.flags.numpy()] > 0) & war[:, None]
+def war_cards(guard: WarRisk, obs: np.ndarray, war: np.ndarray) -> np.ndarray:
+    """The card each war-risk row (`war`) is about, -1 on the others: the flagged card
+    whose mode or event is being chosen, else the rarest flagged card in hand (e.g. the
+    card a tech race on another card would leave without a safe play)."""
+    in_hand = (obs[:, guard.flags.numpy()] > 0) & war[:, None]
     rare = np.where(in_hand, in_hand.sum(0), np.iinfo(np.int64).max).argmin(1)
-    pending = rows.obs[:, guard.decision_card.numpy()].argmax(1)
-    flagged = rows.obs[:, guard.card_flag] > 0
+    pending = obs[:, guard.decision_card.numpy()].argmax(1)
+    flagged = obs[:, guard.card_flag] > 0
     return np.where(war & flagged, pending, np.where(in_hand.any(1), rare, -1))
 
 
@@ -247,13 +247,14 @@ def by_card_text(content: Content, by_card: dict[int, list[int]]) -> str:
 def tune(cfg: TuneConfig) -> Path:
     """Run the rounds; returns the checkpoint folder."""
     cfg.check()
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=1) + "\n")
-    torch.manual_seed(cfg.seed)
     content = load_content()
     net, net_cfg, facts = load_checkpoint(Path(cfg.init), content)
     teacher = load_checkpoint(Path(cfg.init), content)[0].eval()
+    for spec in filter(None, cfg.opponents.split(",")):
+        make_agent(spec, 0)  # an unknown spec ends the run here, before anything is written
+    out = ensure_output_dir(Path(cfg.out))
+    write_text_atomic(out / "config.json", json.dumps(asdict(cfg), indent=1) + "\n")
+    torch.manual_seed(cfg.seed)
     guard = WarRisk(content)
     rng = np.random.default_rng([cfg.seed, 7])
     train_cfg = TrainConfig(seed=cfg.seed, num_envs=cfg.num_envs, rollout_steps=64,
@@ -280,7 +281,7 @@ def tune(cfg: TuneConfig) -> Path:
                         for k, v in row.items()), flush=True)
     _write_csv(out / "rounds.csv", log)
     path = out / "checkpoint"
-    save_checkpoint(path, net, NetConfig(**asdict(net_cfg)),
+    save_checkpoint(path, net, net_cfg,
                     {**facts, "war_risk_tune": {"init": cfg.init, "rounds": log}})
     return path
 

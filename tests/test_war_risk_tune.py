@@ -96,6 +96,18 @@ def test_bad_settings_end_in_one_line(bad, tmp_path):
         main(["--smoke", "--out", str(tmp_path), *bad])
 
 
+@pytest.mark.parametrize("bad", ["init", "opponent", "out"])
+def test_a_bad_init_opponent_or_folder_ends_in_one_line_and_writes_nothing(bad, tmp_path):
+    (tmp_path / "a_file").write_text("not a folder")
+    out = tmp_path / ("a_file" if bad == "out" else "tuned")
+    args = ["--smoke", "--out", str(out), "--init",
+            str(tmp_path / "missing") if bad == "init" else "agents/checkpoints/learned",
+            "--opponents", "bogus" if bad == "opponent" else "random"]
+    with pytest.raises(SystemExit, match="war_risk_tune: .*(missing|bogus|a_file)"):
+        main(args)
+    assert not (tmp_path / "tuned").exists()
+
+
 def test_rows_concatenate_and_take(net_cfg):
     obs, mask, g = positions([2, 3])
     rows = label(build_network(net_cfg).eval(), WarRisk(g.content), obs, mask)
