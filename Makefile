@@ -35,6 +35,7 @@ demo: setup
 TRAIN_MINUTES ?= 45
 train: setup
 	$(BIN)/python -m experiments.cloning --out runs/cloning/structured --net structured \
+		--token 16 --hidden 256,256 \
 		--games 1200 --epochs 8 --dagger 0 --workers 2 --threads 2 --seed 3
 	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/structured \
 		--minutes $(TRAIN_MINUTES) --backend ray --overlap --num-envs 64 --rollout-steps 64 \

@@ -103,6 +103,34 @@ def token_indices(content: Content) -> tuple[torch.Tensor, torch.Tensor, torch.T
     return torch.tensor(country), torch.tensor(card), torch.tensor(rest)
 
 
+def field_blocks(idx: torch.Tensor) -> list[tuple[int, int]]:
+    """The observation slices of token fields laid out as blocks of ``len(idx)`` entries
+    (entry ``idx[i, f] == idx[0, f] + i``), adjacent fields merged: (start, fields)."""
+    n = len(idx)
+    assert bool((idx == idx[0] + torch.arange(n)[:, None]).all()), "fields not in blocks"
+    blocks: list[list[int]] = []
+    for s in idx[0].tolist():
+        if blocks and blocks[-1][0] + blocks[-1][1] * n == s:
+            blocks[-1][1] += 1
+        else:
+            blocks.append([s, 1])
+    return [(s, k) for s, k in blocks]
+
+
+def gather_fields(obs: torch.Tensor, blocks: list[tuple[int, int]], n: int) -> torch.Tensor:
+    """The token fields of `obs` (B x fields x n) from its `blocks` (slices, no index op)."""
+    b = obs.shape[0]
+    return torch.cat([obs[:, s:s + k * n].view(b, k, n) for s, k in blocks], 1)
+
+
+def std_pool(x: torch.Tensor) -> torch.Tensor:
+    """``x.std(1)`` (B x n x d -> B x d) in two passes, about 5x faster on a CPU; the
+    gradient is 0 where the deviation is 0, as torch's."""
+    var = (x - x.mean(1, keepdim=True)).square().sum(1) / (x.shape[1] - 1)
+    pos = var > 0
+    return torch.where(pos, torch.where(pos, var, 1.0).sqrt(), 0.0)
+
+
 class StructuredPolicyValue(nn.Module):
     """Country and card tokens, a pooled trunk, pointer-style country and card logits.
 
@@ -129,6 +157,7 @@ class StructuredPolicyValue(nn.Module):
         self.register_buffer("country_idx", country, persistent=False)
         self.register_buffer("card_idx", card, persistent=False)
         self.register_buffer("global_idx", rest, persistent=False)
+        self.country_blocks, self.card_blocks = field_blocks(country), field_blocks(card)
         self.register_buffer("static", static, persistent=False)
         self.register_buffer("adj", adj / adj.sum(1, keepdim=True).clamp(min=1),
                              persistent=False)
@@ -156,25 +185,29 @@ class StructuredPolicyValue(nn.Module):
         for emb in (self.country_id, self.card_id):
             nn.init.normal_(emb.weight, std=0.1)
 
-    def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Country tokens (B x n x d) and card tokens (B x nc x d)."""
+    def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Country tokens (B x n x d), card tokens (B x nc x d) and the card fields
+        (B x fields x nc)."""
         ident = self.country_id.weight + self.country_static(self.static)  # n x d
-        zc = torch.relu(self.country_in(obs[:, self.country_idx]) + ident)
+        xc = gather_fields(obs, self.country_blocks, self.n).transpose(1, 2)
+        zc = torch.relu(self.country_in(xc) + ident)
         b, n, d = zc.shape
         # The neighbours' mean, as one (B*d x n) @ (n x n) product (a broadcast
         # (n x n) @ (B x n x d) is five times slower).
         nb = (zc.transpose(1, 2).reshape(b * d, n) @ self.adj.T).view(b, d, n)
         zc = torch.relu(self.country_out(zc) + self.neighbours(nb.transpose(1, 2)))
-        zk = torch.relu(self.card_in(obs[:, self.card_idx]) + self.card_id.weight)
-        return zc, torch.relu(self.card_out(zk))
+        xk = gather_fields(obs, self.card_blocks, self.nc)
+        zk = torch.relu(self.card_in(xk.transpose(1, 2)) + self.card_id.weight)
+        return zc, torch.relu(self.card_out(zk)), xk
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         if not len(obs):  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
-        zc, zk = self.tokens(obs)
-        hand = obs[:, self.card_idx[:, 0]]  # 1 for the cards in one's own hand
-        in_hand = (hand[:, :, None] * zk).sum(1) / hand.sum(1, keepdim=True).clamp(min=1)
-        pooled = [zc.mean(1), zc.amax(1) if self.max_pool else zc.std(1), zk.mean(1), in_hand]
+        zc, zk, xk = self.tokens(obs)
+        hand = xk[:, 0]  # 1 for the cards in one's own hand (CARD_FIELDS[0])
+        in_hand = torch.bmm(hand[:, None], zk)[:, 0] / hand.sum(1, keepdim=True).clamp(min=1)
+        pooled = [zc.mean(1), zc.amax(1) if self.max_pool else std_pool(zc), zk.mean(1),
+                  in_hand]
         t = self.trunk(torch.cat([obs[:, self.global_idx], *pooled], -1))
         corr_c = self.country_corr(torch.relu(zc + self.country_query(t)[:, None])).squeeze(-1)
         corr_k = self.card_corr(torch.relu(zk + self.card_query(t)[:, None])).squeeze(-1)

@@ -456,6 +456,7 @@ class CloningConfig:
     workers: int = 2
     net: str = "mlp"
     hidden: tuple[int, ...] = (512, 512)
+    token: int = 32  # the structured network's token width
     epochs: int = 10
     lr: float = 1e-3
     batch_size: int = 512
@@ -517,7 +518,9 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
         net, net_cfg, _ = load_checkpoint(Path(cfg.init))
         log(f"starting from {cfg.init} ({net_cfg.kind} {net_cfg.hidden})")
     else:
-        net_cfg = NetConfig.for_content(kind=cfg.net, hidden=tuple(cfg.hidden))
+        options = {"token": cfg.token} if cfg.net == "structured" else {}
+        net_cfg = NetConfig.for_content(kind=cfg.net, hidden=tuple(cfg.hidden),
+                                        options=options)
         net = build_network(net_cfg)
     t1 = time.perf_counter()
     facts["bc"] = fit(net, train, held_out, cfg.epochs, cfg.lr, cfg.batch_size, seed=cfg.seed,
@@ -591,7 +594,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--data", default=d.data, help="records (.npz) of an earlier run to reuse")
     ap.add_argument("--init", default=d.init, help="checkpoint to start from (its kind and "
                     "sizes; default: a fresh --net)")
-    for name in ("games", "workers", "epochs", "batch_size", "dagger", "dagger_games",
+    for name in ("games", "workers", "epochs", "batch_size", "token", "dagger", "dagger_games",
                  "dagger_epochs", "seed", "threads", "max_decisions"):
         ap.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(d, name))
     ap.add_argument("--holdout", type=float, default=d.holdout, help="share of games held out")
@@ -607,7 +610,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         kw = {k: v for k, v in vars(a).items() if k not in ("smoke", "hidden", "out")}
         cfg = CloningConfig(out=a.out or d.out, hidden=tuple(int(h) for h in a.hidden.split(",")),
                             **kw)
-    bad = [n for n in ("games", "workers", "epochs", "batch_size") if getattr(cfg, n) < 1]
+    bad = [n for n in ("games", "workers", "epochs", "batch_size", "token") if getattr(cfg, n) < 1]
     if bad or cfg.dagger < 0 or not 0 <= cfg.holdout < 1 or cfg.lr <= 0:
         raise SystemExit(f"cloning: {', '.join('--' + n.replace('_', '-') for n in bad)}"
                          " must be at least 1; --dagger at least 0, --holdout in [0, 1), "

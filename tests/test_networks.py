@@ -4,6 +4,8 @@ import json
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.networks import (
     NEG,
@@ -149,8 +151,63 @@ def test_structured_corrections_start_at_zero(scfg):
     """At initialisation the per-token corrections add nothing to the dense logits."""
     net = build_network(scfg)
     x = torch.rand(2, scfg.obs_size)
-    zc, zk = net.tokens(x)
+    zc, zk, _ = net.tokens(x)
     assert torch.all(net.country_corr(zc) == 0) and torch.all(net.card_corr(zk) == 0)
+
+
+def _reference_forward(net, x):
+    """The structured network written plainly: index gathers, ``torch.std``, the hand's
+    mean as a masked sum (what the forward's slices, two-pass deviation and bmm replace)."""
+    ident = net.country_id.weight + net.country_static(net.static)
+    zc = torch.relu(net.country_in(x[:, net.country_idx]) + ident)
+    zc = torch.relu(net.country_out(zc) + net.neighbours(net.adj @ zc))
+    zk = torch.relu(net.card_in(x[:, net.card_idx]) + net.card_id.weight)
+    zk = torch.relu(net.card_out(zk))
+    hand = x[:, net.card_idx[:, 0]]
+    in_hand = (hand[:, :, None] * zk).sum(1) / hand.sum(1, keepdim=True).clamp(min=1)
+    t = net.trunk(torch.cat([x[:, net.global_idx], zc.mean(1), zc.std(1), zk.mean(1),
+                             in_hand], -1))
+    logits = net.policy(t).clone()
+    logits[:, net.card0:net.card0 + net.nc] += net.card_corr(
+        torch.relu(zk + net.card_query(t)[:, None])).squeeze(-1)
+    logits[:, net.country0:net.country0 + net.n] += net.country_corr(
+        torch.relu(zc + net.country_query(t)[:, None])).squeeze(-1)
+    return logits, torch.tanh(net.value(t)).squeeze(-1)
+
+
+def test_structured_forward_matches_the_plain_reference(scfg):
+    """The fast forward computes the plain one: outputs and every gradient agree."""
+    torch.manual_seed(2)
+    net = build_network(scfg).double()
+    for head in (net.country_corr, net.card_corr):
+        torch.nn.init.normal_(head.weight)
+    x = (torch.rand(5, scfg.obs_size, dtype=torch.float64) > 0.8).double()
+    x[0] = 0  # no hand, every country token alike but for its identity
+    grads = []
+    for forward in (net, lambda o: _reference_forward(net, o)):
+        net.zero_grad()
+        logits, value = forward(x)
+        (logits.square().mean() + value.sum()).backward()
+        grads.append([logits, value] + [p.grad.clone() for p in net.parameters()])
+    for a, b in zip(*grads, strict=True):
+        assert torch.allclose(a, b, atol=1e-10)
+
+
+@given(st.integers(2, 6), st.integers(1, 4), st.booleans())
+def test_std_pool_is_torch_std_with_its_gradient(n, d, constant):
+    from agents.networks import std_pool
+
+    x = torch.rand(3, n, d, dtype=torch.float64)
+    if constant:  # zero deviation: torch's gradient is 0 there, not nan
+        x[1] = x[1, :1]
+    grads = []
+    for f in (std_pool, lambda t: t.std(1)):
+        xg = x.clone().requires_grad_(True)
+        y = f(xg)
+        (y * torch.arange(1.0, d + 1, dtype=torch.float64)).sum().backward()
+        grads.append((y.detach(), xg.grad))
+    assert torch.allclose(grads[0][0], grads[1][0])
+    assert torch.allclose(grads[0][1], grads[1][1])
 
 
 @pytest.mark.parametrize("kind", ["mlp", "structured"])
