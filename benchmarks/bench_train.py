@@ -1,5 +1,5 @@
 """Trainer benchmark: CPU cost per learner sample of experiments/train.py's rollout and
-update, for a few network sizes, and the learner steps/s they allow on 2 cores.
+update, for a few networks, and the learner steps/s they allow on 2 cores.
 
 The rollout is :class:`experiments.train.RolloutWorker` (``--num-envs`` self-play games,
 one forward pass a step, one torch thread) and the update is :func:`ppo_update` on that
@@ -14,8 +14,11 @@ self-play from a fresh network, ``--backend ray --overlap``, 2 epochs, one threa
 and reports the median learner steps/s it printed over the last two thirds of its
 updates: the figure the issue's 5,000/s target is about.
 
-Usage: python benchmarks/bench_train.py [--hidden 512,512 256,256] [--epochs 3]
-           [--end-to-end 120] [--out PATH]
+A network is ``KIND:WIDTHS[:TOKEN]`` (agents/networks.py): ``mlp:256,256``,
+``structured:256,256:16`` (trunk widths, token width).
+
+Usage: python benchmarks/bench_train.py [--nets mlp:256,256 structured:256,256:16]
+           [--epochs 3] [--end-to-end 120] [--out PATH]
 """
 
 from __future__ import annotations
@@ -28,20 +31,28 @@ import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from common import machine, write_results
 
-from agents.networks import NetConfig, build_network
+from agents.networks import build_network
 from experiments.train import RolloutWorker, TrainConfig, Trainer, _state_dict, ppo_update
 
 
-def measure(hidden: tuple[int, ...], epochs: int, num_envs: int, steps: int,
+def net_settings(spec: str) -> dict[str, Any]:
+    """The trainer's network settings (``net``, ``hidden``, ``token``) of a spec."""
+    kind, _, rest = spec.partition(":")
+    hidden, _, token = rest.partition(":")
+    return {"net": kind, "hidden": hidden or "256,256", "token": int(token or 32)}
+
+
+def measure(spec: str, epochs: int, num_envs: int, steps: int,
             rounds: int) -> dict[str, float]:
     cfg = TrainConfig(num_envs=num_envs, rollout_steps=steps, epochs=epochs, threads=1,
-                      selfplay_frac=1.0, scripted_frac=0.0)
-    net_cfg = NetConfig.for_content(hidden=hidden)
+                      selfplay_frac=1.0, scripted_frac=0.0, **net_settings(spec))
+    net_cfg = Trainer.network_config(cfg)
     net = build_network(net_cfg)
     worker = RolloutWorker(asdict(cfg), asdict(net_cfg), 0)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
@@ -70,10 +81,10 @@ def measure(hidden: tuple[int, ...], epochs: int, num_envs: int, steps: int,
             "two_cores_overlap_steps_per_s": round(1e6 / max(us["rollout"], us["update"]), 1)}
 
 
-def end_to_end(hidden: str, seconds: float, num_envs: int, steps: int) -> dict[str, float]:
+def end_to_end(spec: str, seconds: float, num_envs: int, steps: int) -> dict[str, float]:
     """The trainer's own learner steps/s: self-play, Ray overlap, `seconds` long."""
     with tempfile.TemporaryDirectory() as runs:
-        cfg = TrainConfig(name="bench", runs_dir=runs, hidden=hidden, minutes=seconds / 60,
+        cfg = TrainConfig(name="bench", runs_dir=runs, minutes=seconds / 60, **net_settings(spec),
                           selfplay_frac=1.0, scripted_frac=0.0, backend="ray", overlap=True,
                           epochs=2, num_envs=num_envs, rollout_steps=steps, threads=1,
                           eval_every=10**6, eval_games=1, eval_opponents="random",
@@ -88,7 +99,8 @@ def end_to_end(hidden: str, seconds: float, num_envs: int, steps: int) -> dict[s
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hidden", nargs="+", default=["512,512", "256,256"])
+    ap.add_argument("--nets", nargs="+", default=["mlp:256,256", "structured:512,512:32",
+                                                  "structured:256,256:16"])
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--num-envs", type=int, default=64)
     ap.add_argument("--steps", type=int, default=64)
@@ -99,19 +111,18 @@ def main() -> None:
     a = ap.parse_args()
     load = os.getloadavg()[0]
     rows = {}
-    print(f"{'net':>10} {'env':>6} {'fwd':>6} {'rollout':>8} {'update':>7}  (CPU µs per "
+    print(f"{'net':>22} {'env':>6} {'fwd':>6} {'rollout':>8} {'update':>7}  (CPU µs per "
           f"learner sample, {a.epochs} epochs)  1 core   2 cores overlap")
-    for h in a.hidden:
-        hidden = tuple(int(x) for x in h.split(","))
-        r = measure(hidden, a.epochs, a.num_envs, a.steps, a.rounds)
+    for h in a.nets:
+        r = measure(h, a.epochs, a.num_envs, a.steps, a.rounds)
         rows[h] = r
-        print(f"{h:>10} {r['env_us']:6.0f} {r['forward_us']:6.0f} {r['rollout_us']:8.0f} "
+        print(f"{h:>22} {r['env_us']:6.0f} {r['forward_us']:6.0f} {r['rollout_us']:8.0f} "
               f"{r['update_us']:7.0f}  {'':>38} {r['one_core_steps_per_s']:7.0f}   "
               f"{r['two_cores_overlap_steps_per_s']:7.0f}")
     trainer = {}
-    for h in a.hidden if a.end_to_end > 0 else []:
+    for h in a.nets if a.end_to_end > 0 else []:
         trainer[h] = end_to_end(h, a.end_to_end, a.num_envs, a.steps)
-        print(f"{h:>10} trainer end to end (self-play, Ray overlap, 2 epochs): "
+        print(f"{h:>22} trainer end to end (self-play, Ray overlap, 2 epochs): "
               f"{trainer[h]['median_steps_per_s']:.0f} learner steps/s "
               f"({trainer[h]['samples']} samples in {a.end_to_end:.0f} s)")
     write_results({"machine": machine(), "load_before": load, "epochs": a.epochs,

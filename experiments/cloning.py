@@ -605,7 +605,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     a = ap.parse_args(argv)
     if a.smoke:
         cfg = CloningConfig.smoke(a.out or "runs/cloning/smoke")
-        cfg.net = a.net
+        cfg.net, cfg.token = a.net, a.token
     else:
         kw = {k: v for k, v in vars(a).items() if k not in ("smoke", "hidden", "out")}
         cfg = CloningConfig(out=a.out or d.out, hidden=tuple(int(h) for h in a.hidden.split(",")),

@@ -91,6 +91,7 @@ import numpy as np
 import torch
 
 from agents.networks import (
+    NETWORKS,
     NetConfig,
     build_network,
     load_checkpoint,
@@ -99,7 +100,7 @@ from agents.networks import (
 )
 from agents.specs import make_agent
 from agents.war_risk import WarRisk
-from evenstar_env.content import load_content
+from evenstar_env.content import Content, load_content
 from evenstar_env.vector import SelfPlayVectorEnv
 from experiments.stats import wilson
 
@@ -118,7 +119,10 @@ class TrainConfig:
     name: str = _opt("ppo", "run folder runs/NAME")
     runs_dir: str = _opt("runs", "where run folders go")
     init: str = _opt("", "start from this networks checkpoint; it is also the KL reference")
-    hidden: str = _opt("512,512", "MLP widths when there is no --init")
+    net: str = _opt("mlp", "network kind when there is no --init (agents/networks.py)")
+    hidden: str = _opt("512,512", "layer widths (the structured kind's trunk) when there is "
+                                  "no --init")
+    token: int = _opt(32, "the structured kind's token width when there is no --init")
     device: str = _opt("cpu", "cpu or cuda (the update; rollouts run on the CPU)")
     threads: int = _opt(1, "torch threads for the update (rollouts use 1); 2 only on an "
                            "idle machine")
@@ -170,7 +174,7 @@ class TrainConfig:
     def check(self) -> None:
         for name in ("num_envs", "rollout_steps", "workers", "epochs", "minibatch",
                      "total_steps", "pool_size", "snapshot_every", "eval_every", "eval_games",
-                     "checkpoint_every", "threads"):
+                     "checkpoint_every", "threads", "token"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, "
                                  f"not {getattr(self, name)}")
@@ -182,6 +186,8 @@ class TrainConfig:
             raise ValueError(f"--value-warmup must be at least 0, not {self.value_warmup}")
         if self.war_risk_coef < 0:
             raise ValueError(f"--war-risk-coef must be at least 0, not {self.war_risk_coef}")
+        if self.net not in NETWORKS:
+            raise ValueError(f"--net must be one of {sorted(NETWORKS)}, not {self.net!r}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"--backend must be local or ray, not {self.backend!r}")
         seeds = range(self.eval_seed, self.eval_seed + self.eval_games)
@@ -813,8 +819,7 @@ class Trainer:
             net, self.net_cfg, _ = load_checkpoint(Path(cfg.init), self.content)
             self.ref = load_checkpoint(Path(cfg.init), self.content)[0].eval()
         else:
-            self.net_cfg = NetConfig.for_content(
-                self.content, hidden=tuple(int(h) for h in cfg.hidden.split(",") if h))
+            self.net_cfg = self.network_config(cfg, self.content)
             net = build_network(self.net_cfg, self.content)
         self.net = net.to(cfg.device).eval()
         if self.ref is not None:
@@ -882,6 +887,13 @@ class Trainer:
         self.minutes, self.best, self.snapshots = st["minutes"], st["best"], st["snapshots"]
         self.league = League(**st["league"])
         self.rng.bit_generator.state = st["rng"]
+
+    @staticmethod
+    def network_config(cfg: TrainConfig, content: Content | None = None) -> NetConfig:
+        """The network a run without --init trains (--net, --hidden, --token)."""
+        return NetConfig.for_content(
+            content, kind=cfg.net, hidden=tuple(int(h) for h in cfg.hidden.split(",") if h),
+            options={"token": cfg.token} if cfg.net == "structured" else {})
 
     # -- evaluation
     def evaluate(self) -> None:

@@ -201,3 +201,14 @@ def test_missing_records_and_bad_counts_end_in_one_line(tmp_path) -> None:
         cloning.main(["--init", str(tmp_path / "absent"), "--out", str(tmp_path / "o")])
     with pytest.raises(SystemExit, match="--games must be at least 1"):
         cloning.main(["--games", "0", "--out", str(tmp_path / "o")])
+    with pytest.raises(SystemExit, match="--token must be at least 1"):
+        cloning.main(["--token", "0", "--net", "structured", "--out", str(tmp_path / "o")])
+
+
+def test_token_sets_the_structured_networks_width(tmp_path) -> None:
+    from experiments import cloning
+
+    cloning.main(["--smoke", "--net", "structured", "--token", "4", "--out", str(tmp_path)])
+    net, cfg, _ = load_checkpoint(tmp_path)
+    assert cfg.kind == "structured" and cfg.options == {"token": 4}
+    assert net.country_id.weight.shape[1] == 4

@@ -236,6 +236,15 @@ def test_resume_continues_the_run(smoke_run: Path):
                     "--lr", "0.1"])
 
 
+def test_a_fresh_structured_network_is_trained_with_its_sizes(tmp_path: Path):
+    """Without --init, --net, --hidden and --token choose the network the run trains."""
+    train.main(["--smoke", "--runs-dir", str(tmp_path), "--net", "structured", "--hidden",
+                "16", "--token", "4", "--total-steps", "200", "--eval-every", "100"])
+    net, cfg, facts = load_checkpoint(tmp_path / "smoke" / "checkpoints" / "latest")
+    assert (cfg.kind, cfg.hidden, cfg.options) == ("structured", (16,), {"token": 4})
+    assert net.card_id.weight.shape[1] == 4 and facts["learner_steps"] >= 200
+
+
 def test_ray_backend_trains_the_same_network_as_local(tmp_path: Path):
     """Two rollout workers as Ray actors on a one-node cluster started here give the same
     batches, hence the same weights, as the same workers in this process (with --overlap:
@@ -328,7 +337,9 @@ def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
                                          (["--china-frac", "1.5"],
                                           "--china-frac must be in [0, 1]"),
                                          (["--war-risk-coef", "-1"],
-                                          "--war-risk-coef must be at least 0")])
+                                          "--war-risk-coef must be at least 0"),
+                                         (["--net", "nope"], "--net must be one of"),
+                                         (["--token", "0"], "--token must be at least 1")])
 def test_bad_settings_end_in_one_line(args, needle, tmp_path) -> None:
     with pytest.raises(SystemExit) as e:
         train.main(["--smoke", "--runs-dir", str(tmp_path), *args])
