@@ -35,9 +35,10 @@ entropy over the legal actions, value MSE, and ``β·KL(π ‖ π_ref)`` toward 
 policy of ``--init`` (the checkpoint the learner starts from, e.g. behaviour cloning), on
 the learner rows only, β annealed linearly from ``--kl-coef`` to ``--kl-coef-final`` over
 the run (``--total-steps`` or ``--minutes``, whichever ends it first); no ``--init`` means
-a fresh network (``--net``, ``--hidden``, ``--token``) and no KL term.  The first ``--value-warmup`` updates fit the value only
-(no policy-gradient or entropy term; the KL anchor stays): a cloned value head has to
-be refitted on the learner's own games before its advantages mean anything.
+a fresh network (``--net``, ``--hidden``, ``--token``) and no KL term.  The first
+``--value-warmup`` updates fit the value only (no policy-gradient or entropy term; the KL
+anchor stays): a cloned value head has to be refitted on the learner's own games before
+its advantages mean anything.
 ``--war-risk-coef`` adds ``agents/war_risk.py``'s term: where a decision offers both an
 action that could start a total war the learner would lose (read from the observation's own
 flags: a flagged card, a mode that lets its event happen, the tech race a flagged card needs)
