@@ -50,6 +50,16 @@ class NetConfig:
                    content=fingerprint(c), **kw)
 
 
+def fresh_config(kind: str, hidden: tuple[int, ...], token: int = 32,
+                 content: Content | None = None) -> NetConfig:
+    """The config of a fresh network of `kind`: layer widths (the structured kind's
+    trunk) and, for the structured kind, its token width."""
+    if kind not in NETWORKS:
+        raise CheckpointError(f"unknown network kind {kind!r} (one of {sorted(NETWORKS)})")
+    return NetConfig.for_content(content, kind=kind, hidden=tuple(hidden),
+                                 options={"token": token} if kind == "structured" else {})
+
+
 def dense_stack(width: int, hidden: tuple[int, ...],
                 activation: Callable[[], nn.Module]) -> tuple[nn.Sequential, int]:
     """Linear layers of the `hidden` widths from `width` inputs, each followed by

@@ -37,7 +37,7 @@ import numpy as np
 import torch
 from common import machine, write_results
 
-from agents.networks import build_network
+from agents.networks import CheckpointError, build_network, fresh_config
 from experiments.train import RolloutWorker, TrainConfig, Trainer, _state_dict, ppo_update
 
 
@@ -109,6 +109,12 @@ def main() -> None:
                     help="also run the trainer this long per network (0: skip)")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/train.json"))
     a = ap.parse_args()
+    for spec in a.nets:
+        try:
+            st = net_settings(spec)
+            fresh_config(st["net"], tuple(int(h) for h in st["hidden"].split(",")), st["token"])
+        except (ValueError, CheckpointError) as e:
+            ap.error(f"--nets {spec}: not KIND:WIDTHS[:TOKEN] ({e})")
     load = os.getloadavg()[0]
     rows = {}
     print(f"{'net':>22} {'env':>6} {'fwd':>6} {'rollout':>8} {'update':>7}  (CPU µs per "

@@ -491,7 +491,7 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
     """Data (or `cfg.data`), BC, DAgger rounds; writes the checkpoint to `cfg.out`."""
     import torch
 
-    from agents.networks import NetConfig, build_network, load_checkpoint, save_checkpoint
+    from agents.networks import build_network, fresh_config, load_checkpoint, save_checkpoint
 
     log = log or (lambda *_: None)
     torch.set_num_threads(cfg.threads)
@@ -518,9 +518,7 @@ def run(cfg: CloningConfig, log: Any = print) -> dict[str, Any]:
         net, net_cfg, _ = load_checkpoint(Path(cfg.init))
         log(f"starting from {cfg.init} ({net_cfg.kind} {net_cfg.hidden})")
     else:
-        options = {"token": cfg.token} if cfg.net == "structured" else {}
-        net_cfg = NetConfig.for_content(kind=cfg.net, hidden=tuple(cfg.hidden),
-                                        options=options)
+        net_cfg = fresh_config(cfg.net, tuple(cfg.hidden), cfg.token)
         net = build_network(net_cfg)
     t1 = time.perf_counter()
     facts["bc"] = fit(net, train, held_out, cfg.epochs, cfg.lr, cfg.batch_size, seed=cfg.seed,

@@ -95,6 +95,7 @@ from agents.networks import (
     NETWORKS,
     NetConfig,
     build_network,
+    fresh_config,
     load_checkpoint,
     masked_logits,
     save_checkpoint,
@@ -892,9 +893,8 @@ class Trainer:
     @staticmethod
     def network_config(cfg: TrainConfig, content: Content | None = None) -> NetConfig:
         """The network a run without --init trains (--net, --hidden, --token)."""
-        return NetConfig.for_content(
-            content, kind=cfg.net, hidden=tuple(int(h) for h in cfg.hidden.split(",") if h),
-            options={"token": cfg.token} if cfg.net == "structured" else {})
+        return fresh_config(cfg.net, tuple(int(h) for h in cfg.hidden.split(",") if h),
+                            cfg.token, content)
 
     # -- evaluation
     def evaluate(self) -> None:

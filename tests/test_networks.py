@@ -218,3 +218,12 @@ def test_an_empty_batch_gives_empty_outputs(kind):
                                 options={"token": 8} if kind == "structured" else {})
     logits, value = build_network(cfg)(torch.zeros(0, cfg.obs_size))
     assert logits.shape == (0, cfg.n_actions) and value.shape == (0,)
+
+
+def test_fresh_config_sets_the_token_width_of_the_structured_kind_only():
+    from agents.networks import fresh_config
+
+    assert fresh_config("structured", (16,), 4).options == {"token": 4}
+    assert fresh_config("mlp", (16,), 4).options == {}
+    with pytest.raises(CheckpointError, match="unknown network kind"):
+        fresh_config("nope", (16,))
