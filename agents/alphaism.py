@@ -136,9 +136,14 @@ class AlphaISMCTSAgent:
             self.encoder = encoder_for(g.content)
         return self.encoder.encode(g._m, SIDES.index(side))
 
-    def _forward(self, obs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    def _forward(self, obs: list[np.ndarray], legal: list[np.ndarray]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """Logits (right at the `legal` actions only) and values of a batch."""
+        mask = torch.zeros(len(obs), self.net.policy.out_features, dtype=torch.bool)
+        for i, a in enumerate(legal):
+            mask[i, torch.as_tensor(a)] = True
         with torch.inference_mode():
-            logits, value = self.net(torch.as_tensor(np.stack(obs), dtype=torch.float32))
+            logits, value = self.net(torch.as_tensor(np.stack(obs), dtype=torch.float32), mask)
         return logits.numpy(), value.numpy()
 
     @staticmethod
@@ -164,7 +169,7 @@ class AlphaISMCTSAgent:
         torch.set_num_threads(1)
         try:
             me = game.current_player
-            logits, _ = self._forward([self._encode(game, me)])
+            logits, _ = self._forward([self._encode(game, me)], [legal])
             root_prior = self._priors(logits[0], legal)
             if game.decision.kind in FINE_KINDS:
                 if self.fine is not None:
@@ -246,7 +251,8 @@ class AlphaISMCTSAgent:
         """One forward pass for the waiting leaves; price their actions, back them up."""
         if not leaves:
             return
-        logits, values = self._forward([leaf.obs for leaf in leaves])
+        logits, values = self._forward([leaf.obs for leaf in leaves],
+                                       [leaf.legal for leaf in leaves])
         for leaf, lg, v in zip(leaves, logits, values, strict=True):
             for a, p in self._priors(lg, leaf.legal).items():
                 leaf.node.prior.setdefault(a, p)

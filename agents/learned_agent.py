@@ -43,7 +43,7 @@ class LearnedAgent:
         torch.set_num_threads(1)  # one position: extra threads only cost (docs/agents.md)
         try:
             with torch.no_grad():
-                logits = masked_logits(self.net(x)[0], mask)[0]
+                logits = masked_logits(self.net(x, mask)[0], mask)[0]
         finally:
             torch.set_num_threads(threads)
         if self.greedy:

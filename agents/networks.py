@@ -82,7 +82,8 @@ class MLPPolicyValue(nn.Module):
         nn.init.orthogonal_(self.policy.weight, gain=0.01)
         nn.init.zeros_(self.policy.bias)
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.body(obs)
         return self.policy(x), torch.tanh(self.value(x)).squeeze(-1)
 
@@ -133,10 +134,10 @@ def gather_fields(obs: torch.Tensor, blocks: list[tuple[int, int]], n: int) -> t
     return torch.cat([obs[:, s:s + k * n].view(b, k, n) for s, k in blocks], 1)
 
 
-def std_pool(x: torch.Tensor) -> torch.Tensor:
-    """``x.std(1)`` (B x n x d -> B x d) in two passes, about 5x faster on a CPU; the
-    gradient is 0 where the deviation is 0, as torch's."""
-    var = (x - x.mean(1, keepdim=True)).square().sum(1) / (x.shape[1] - 1)
+def std_pool(x: torch.Tensor, dim: int = 1) -> torch.Tensor:
+    """``x.std(dim)`` in two passes, about 5x faster on a CPU; the gradient is 0 where
+    the deviation is 0, as torch's."""
+    var = (x - x.mean(dim, keepdim=True)).square().sum(dim) / (x.shape[dim] - 1)
     pos = var > 0
     return torch.where(pos, torch.where(pos, var, 1.0).sqrt(), 0.0)
 
@@ -195,37 +196,65 @@ class StructuredPolicyValue(nn.Module):
         for emb in (self.country_id, self.card_id):
             nn.init.normal_(emb.weight, std=0.1)
 
-    def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Country tokens (B x n x d), card tokens (B x nc x d) and the card fields
-        (B x fields x nc)."""
+    def country_tokens(self, obs: torch.Tensor) -> torch.Tensor:
+        """The country tokens after the neighbour step, country-major (n x B x d): the
+        neighbours' mean is then one sparse (n x n) @ (n x B*d) product, no transpose."""
         ident = self.country_id.weight + self.country_static(self.static)  # n x d
-        xc = gather_fields(obs, self.country_blocks, self.n).transpose(1, 2)
-        zc = torch.relu(self.country_in(xc) + ident)
-        b, n, d = zc.shape
-        # The neighbours' mean, as one (B*d x n) @ (n x n) product (a broadcast
-        # (n x n) @ (B x n x d) is five times slower).
-        nb = (zc.transpose(1, 2).reshape(b * d, n) @ self.adj.T).view(b, d, n)
-        zc = torch.relu(self.country_out(zc) + self.neighbours(nb.transpose(1, 2)))
-        xk = gather_fields(obs, self.card_blocks, self.nc)
-        zk = torch.relu(self.card_in(xk.transpose(1, 2)) + self.card_id.weight)
-        return zc, torch.relu(self.card_out(zk)), xk
+        xc = gather_fields(obs, self.country_blocks, self.n).permute(2, 0, 1)
+        zc = torch.relu(self.country_in(xc) + ident[:, None])
+        n, b, d = zc.shape
+        nb = torch.sparse.mm(self.adj.to_sparse(), zc.reshape(n, b * d)).view(n, b, d)
+        return torch.relu(self.country_out(zc) + self.neighbours(nb))
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if not len(obs):  # no position (a rollout step with no learner to move)
+    def card_token(self, fields: torch.Tensor, card: torch.Tensor) -> torch.Tensor:
+        """The tokens (... x d) of cards `card` whose fields are `fields` (... x fields)."""
+        return torch.relu(self.card_out(torch.relu(self.card_in(fields)
+                                                   + self.card_id.weight[card])))
+
+    def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Every country token (B x n x d), every card token (B x nc x d) and the card
+        fields (B x fields x nc), computed densely (the forward pass is sparse)."""
+        xk = gather_fields(obs, self.card_blocks, self.nc)
+        return (self.country_tokens(obs).transpose(0, 1),
+                self.card_token(xk.transpose(1, 2), torch.arange(self.nc)), xk)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits (B x n_actions) and values (B).  Given the legal-action `mask`, the
+        per-token corrections are computed for the legal actions only (the logits of
+        the others are then the dense ones: mask them, as every caller does)."""
+        b = len(obs)
+        if not b:  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
-        zc, zk, xk = self.tokens(obs)
-        hand = xk[:, 0]  # 1 for the cards in one's own hand (CARD_FIELDS[0])
-        in_hand = torch.bmm(hand[:, None], zk)[:, 0] / hand.sum(1, keepdim=True).clamp(min=1)
-        pooled = [zc.mean(1), zc.amax(1) if self.max_pool else std_pool(zc), zk.mean(1),
-                  in_hand]
+        zc = self.country_tokens(obs)
+        # A card whose fields are all 0 (most of the deck) has a token that depends on
+        # the card alone: computed once, and only the other cards' tokens per position.
+        xk = gather_fields(obs, self.card_blocks, self.nc).transpose(1, 2)  # B x nc x f
+        rb, rk = (xk != 0).any(2).nonzero(as_tuple=True)
+        rows = xk[rb, rk]
+        zr = self.card_token(rows, rk)
+        base = self.card_token(self.card_in.bias.new_zeros(self.nc, rows.shape[1]),
+                               torch.arange(self.nc))  # nc x d, the all-0 tokens
+        card_sum = base.sum(0) + zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr - base[rk])
+        hand = rows[:, :1]  # 1 for the cards in one's own hand (CARD_FIELDS[0])
+        in_hand = zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr * hand)
+        in_hand = in_hand / xk[:, :, 0].sum(1, keepdim=True).clamp(min=1)
+        pooled = [zc.mean(0), zc.amax(0) if self.max_pool else std_pool(zc, 0),
+                  card_sum / self.nc, in_hand]
         t = self.trunk(torch.cat([obs[:, self.global_idx], *pooled], -1))
-        corr_c = self.country_corr(torch.relu(zc + self.country_query(t)[:, None])).squeeze(-1)
-        corr_k = self.card_corr(torch.relu(zk + self.card_query(t)[:, None])).squeeze(-1)
         logits = self.policy(t)
-        pad = (self.card0, logits.shape[1] - self.card0 - self.nc)
-        logits = logits + nn.functional.pad(corr_k, pad)
-        pad = (self.country0, logits.shape[1] - self.country0 - self.n)
-        logits = logits + nn.functional.pad(corr_c, pad)
+        legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
+        # Card corrections: the token of a legal card is its computed one, or the base.
+        cb, ck = legal[:, self.card0:self.card0 + self.nc].nonzero(as_tuple=True)
+        where = torch.full((b, self.nc), -1, dtype=torch.long, device=obs.device)
+        where[rb, rk] = torch.arange(len(rb), device=obs.device)
+        at = where[cb, ck]
+        tok = torch.where((at >= 0)[:, None], zr[at.clamp(min=0)], base[ck])
+        corr = self.card_corr(torch.relu(tok + self.card_query(t)[cb])).squeeze(-1)
+        logits = logits.index_put((cb, ck + self.card0), corr, accumulate=True)
+        qb, qk = legal[:, self.country0:self.country0 + self.n].nonzero(as_tuple=True)
+        corr = self.country_corr(torch.relu(zc[qk, qb] + self.country_query(t)[qb]))
+        logits = logits.index_put((qb, qk + self.country0), corr.squeeze(-1), accumulate=True)
         return logits, torch.tanh(self.value(t)).squeeze(-1)
 
 
@@ -243,6 +272,12 @@ def build_network(cfg: NetConfig, content: Content | None = None) -> nn.Module:
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """`logits` with every action the boolean `mask` forbids set to :data:`NEG`."""
     return logits.masked_fill(~mask, NEG)
+
+
+def legal_probs(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logp.exp()`` on the actions `mask` allows and 0 on the others, without taking
+    the exponential of their -1e9s (a slow path of ``exp`` on a CPU, 10x the time)."""
+    return torch.where(mask, logp.masked_fill(~mask, 0.0).exp(), 0.0)
 
 
 def save_checkpoint(path: Path, net: nn.Module, cfg: NetConfig,

@@ -369,7 +369,7 @@ def _losses(net: Any, batch: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     from agents.networks import masked_logits
 
     x, mask, target, value = batch
-    logits, v = net(x)
+    logits, v = net(x, mask)
     logp = torch.log_softmax(masked_logits(logits, mask), -1)
     return -(target * logp).sum(-1).mean(), torch.mean((v - value) ** 2), logits
 

@@ -96,6 +96,7 @@ from agents.networks import (
     NetConfig,
     build_network,
     fresh_config,
+    legal_probs,
     load_checkpoint,
     masked_logits,
     save_checkpoint,
@@ -337,7 +338,7 @@ def kl_to_reference(logits: torch.Tensor, ref_logp: torch.Tensor, mask: torch.Te
                     learner: torch.Tensor | None = None) -> torch.Tensor:
     """Mean KL(π ‖ π_ref) over the legal actions of the rows where `learner` is True."""
     logp = torch.log_softmax(masked_logits(logits, mask), -1)
-    kl = torch.where(mask, logp.exp() * (logp - ref_logp), torch.zeros_like(logp)).sum(-1)
+    kl = (legal_probs(logp, mask) * torch.where(mask, logp - ref_logp, 0.0)).sum(-1)
     if learner is None:
         return kl.mean()
     w = learner.float()
@@ -439,7 +440,8 @@ class RolloutWorker:
         for name, idx in by_net.items():
             t0 = time.perf_counter()
             with torch.no_grad():
-                logits, _ = self.snapshots[name](torch.from_numpy(self.obs[idx]))
+                logits, _ = self.snapshots[name](torch.from_numpy(self.obs[idx]),
+                                                  torch.from_numpy(self.mask[idx]))
             acts[idx], _ = sample_actions(logits, self.mask[idx], self.rng, greedy)
             t_net += time.perf_counter() - t0
         return t_net
@@ -488,7 +490,8 @@ class RolloutWorker:
             acts = np.zeros(n, dtype=np.int64)
             t0 = time.perf_counter()
             with torch.no_grad():
-                logits, value = self.net(torch.from_numpy(self.obs[idx]))
+                logits, value = self.net(torch.from_numpy(self.obs[idx]),
+                                         torch.from_numpy(self.mask[idx]))
             a, lp = sample_actions(logits, self.mask[idx], self.rng)
             t_fwd += time.perf_counter() - t0
             acts[idx] = a
@@ -522,7 +525,8 @@ class RolloutWorker:
         boot_values = np.zeros(n, dtype=np.float32)
         live = np.flatnonzero(boot_players >= 0)
         with torch.no_grad():
-            boot_values[live] = self.net(torch.from_numpy(self.obs[live]))[1].numpy()
+            boot_values[live] = self.net(torch.from_numpy(self.obs[live]),
+                                             torch.from_numpy(self.mask[live]))[1].numpy()
         t_fwd += time.perf_counter() - t0
         adv, ret = seat_gae(values, rewards, players, learner, ended, boot_values,
                             boot_players, cfg.gamma, cfg.gae_lambda)
@@ -555,7 +559,7 @@ class RolloutWorker:
             mine = np.flatnonzero(player == seat)
             if mine.size:
                 with torch.no_grad():
-                    logits, _ = self.net(torch.from_numpy(obs[mine]))
+                    logits, _ = self.net(torch.from_numpy(obs[mine]), torch.from_numpy(mask[mine]))
                 acts[mine] = sample_actions(logits, mask[mine], self.rng, greedy=True)[0]
             for i in np.flatnonzero((player >= 0) & (player != seat)):
                 if out[i] is None:
@@ -658,8 +662,8 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
     ref_logp = None
     if ref is not None and beta > 0:
         with torch.no_grad():
-            ref_logp = torch.cat([torch.log_softmax(masked_logits(ref(obs[k:k + 4096])[0],
-                                                                  mask[k:k + 4096]), -1)
+            ref_logp = torch.cat([torch.log_softmax(masked_logits(
+                ref(obs[k:k + 4096], mask[k:k + 4096])[0], mask[k:k + 4096]), -1)
                                   for k in range(0, len(obs), 4096)])
     stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy",
                                                      "kl_ref", "approx_kl", "clipfrac",
@@ -670,8 +674,8 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
         perm = torch.from_numpy(rng.permutation(B)).to(dev)
         for k in range(0, B, cfg.minibatch):
             mb = perm[k:k + cfg.minibatch]
-            logits, value = net(obs[mb])
-            m = mask[mb]
+            o, m = obs.index_select(0, mb), mask.index_select(0, mb)  # 3x faster than [mb]
+            logits, value = net(o, m)
             logp_all = torch.log_softmax(masked_logits(logits, m), -1)
             logp = logp_all.gather(1, act[mb, None]).squeeze(1)
             ratio = (logp - old_logp[mb]).exp()
@@ -679,8 +683,7 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
             a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
             pg = -torch.min(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a).mean()
             vloss = 0.5 * (value - ret[mb]).pow(2).mean()
-            p = logp_all.exp()
-            ent = -torch.where(m, p * logp_all, torch.zeros_like(p)).sum(-1).mean()
+            ent = -(legal_probs(logp_all, m) * logp_all.masked_fill(~m, 0.0)).sum(-1).mean()
             loss = cfg.vf_coef * vloss
             if not value_only:
                 loss = loss + pg - cfg.ent_coef * ent
@@ -690,7 +693,7 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
                 loss = loss + beta * kl_ref
             risk, rows = torch.zeros(()), 0
             if war_risk is not None and cfg.war_risk_coef > 0 and not value_only:
-                risk, rows = war_risk.loss(logp_all, m, obs[mb])
+                risk, rows = war_risk.loss(logp_all, m, o)
                 loss = loss + cfg.war_risk_coef * risk
             opt.zero_grad()
             loss.backward()

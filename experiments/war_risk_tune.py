@@ -130,8 +130,9 @@ def policy(net: torch.nn.Module, obs: np.ndarray, mask: np.ndarray
            ) -> tuple[torch.Tensor, torch.Tensor]:
     """Masked log-probabilities and values of `net` on a batch (no gradient)."""
     with torch.no_grad():
-        logits, value = net(torch.from_numpy(obs))
-    return torch.log_softmax(masked_logits(logits, torch.from_numpy(mask)), -1), value
+        m = torch.from_numpy(mask)
+        logits, value = net(torch.from_numpy(obs), m)
+    return torch.log_softmax(masked_logits(logits, m), -1), value
 
 
 def label(teacher: torch.nn.Module, guard: WarRisk, obs: np.ndarray, mask: np.ndarray
@@ -214,8 +215,9 @@ def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, rows: Rows, cfg: TuneC
             parts.append(rng.choice(war, half, p=p_war))
         idx = np.concatenate(parts)
         b = rows.take(idx)
-        logits, value = net(torch.from_numpy(b.obs))
-        logp = torch.log_softmax(masked_logits(logits, torch.from_numpy(b.mask)), -1)
+        m = torch.from_numpy(b.mask)
+        logits, value = net(torch.from_numpy(b.obs), m)
+        logp = torch.log_softmax(masked_logits(logits, m), -1)
         t = torch.from_numpy(b.target)
         ce = -torch.where(t > -np.inf, t.exp() * logp, torch.zeros_like(logp)).sum(1).mean()
         loss = ce + cfg.vf_coef * ((value - torch.from_numpy(b.value)) ** 2).mean()

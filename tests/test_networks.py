@@ -175,22 +175,49 @@ def _reference_forward(net, x):
     return logits, torch.tanh(net.value(t)).squeeze(-1)
 
 
-def test_structured_forward_matches_the_plain_reference(scfg):
-    """The fast forward computes the plain one: outputs and every gradient agree."""
+@pytest.mark.parametrize("masked", [False, True])
+def test_structured_forward_matches_the_plain_reference(scfg, masked):
+    """The fast forward computes the plain one: outputs and every gradient agree.  Given
+    a legal-action mask (which computes the corrections of legal actions only), the
+    masked logits, the values and every gradient of a loss on them agree."""
     torch.manual_seed(2)
     net = build_network(scfg).double()
     for head in (net.country_corr, net.card_corr):
         torch.nn.init.normal_(head.weight)
     x = (torch.rand(5, scfg.obs_size, dtype=torch.float64) > 0.8).double()
     x[0] = 0  # no hand, every country token alike but for its identity
+    mask = torch.rand(5, scfg.n_actions) > 0.7
+    mask[1] = False  # a position with no legal action left (never played, still defined)
+    mask[2, net.card0:net.card0 + net.nc] = x[2, net.card_idx[:, 0]] > 0  # the hand
     grads = []
-    for forward in (net, lambda o: _reference_forward(net, o)):
+    for forward in (lambda o: net(o, mask if masked else None),
+                    lambda o: _reference_forward(net, o)):
         net.zero_grad()
         logits, value = forward(x)
+        if masked:
+            logits = torch.log_softmax(masked_logits(logits, mask), -1)
+            logits = torch.where(mask, logits, 0.0)
         (logits.square().mean() + value.sum()).backward()
         grads.append([logits, value] + [p.grad.clone() for p in net.parameters()])
     for a, b in zip(*grads, strict=True):
         assert torch.allclose(a, b, atol=1e-10)
+
+
+def test_legal_probs_are_the_masked_exponentials_with_their_gradient():
+    from agents.networks import legal_probs
+
+    torch.manual_seed(3)
+    logits = torch.randn(4, 9, dtype=torch.float64, requires_grad=True)
+    mask = torch.rand(4, 9) > 0.5
+    mask[:, 0] = True
+    grads = []
+    for f in (legal_probs, lambda lp, m: torch.where(m, lp.exp(), 0.0)):
+        logits.grad = None
+        y = f(torch.log_softmax(masked_logits(logits, mask), -1), mask)
+        (y * torch.arange(9.0, dtype=torch.float64)).sum().backward()
+        grads.append((y.detach(), logits.grad.clone()))
+    assert torch.equal(grads[0][0], grads[1][0]) and torch.allclose(grads[0][1], grads[1][1])
+    assert torch.all(grads[0][0][~mask] == 0)
 
 
 @given(st.integers(2, 6), st.integers(1, 4), st.booleans())
@@ -201,13 +228,13 @@ def test_std_pool_is_torch_std_with_its_gradient(n, d, constant):
     if constant:  # zero deviation: torch's gradient is 0 there, not nan
         x[1] = x[1, :1]
     grads = []
-    for f in (std_pool, lambda t: t.std(1)):
+    for f in (std_pool, lambda t: t.std(1), lambda t: std_pool(t.transpose(0, 1), 0)):
         xg = x.clone().requires_grad_(True)
         y = f(xg)
         (y * torch.arange(1.0, d + 1, dtype=torch.float64)).sum().backward()
         grads.append((y.detach(), xg.grad))
-    assert torch.allclose(grads[0][0], grads[1][0])
-    assert torch.allclose(grads[0][1], grads[1][1])
+    for y, g in grads[1:]:
+        assert torch.allclose(grads[0][0], y) and torch.allclose(grads[0][1], g)
 
 
 @pytest.mark.parametrize("kind", ["mlp", "structured"])
