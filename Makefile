@@ -40,8 +40,8 @@ train: setup
 		--games 1200 --epochs 8 --dagger 0 --workers 2 --threads 2 --seed 3
 	$(BIN)/python -m experiments.train --name ppo --init runs/cloning/structured \
 		--minutes $(TRAIN_MINUTES) --backend ray --overlap --num-envs 64 --rollout-steps 64 \
-		--epochs 2 --threads 1 --lr 0.0001 --ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 \
-		--value-warmup 30 --selfplay-frac 0.2 --scripted-frac 0.7 --scripted heuristic \
+		--epochs 2 --threads 1 --threads-idle 2 --lr 0.0001 --ent-coef 0 --kl-coef 0.1 \
+		--kl-coef-final 0.05 --value-warmup 30 --selfplay-frac 0.2 --scripted-frac 0.7 --scripted heuristic \
 		--eval-every 20 --eval-games 20 --checkpoint-every 4 --seed 7
 	$(BIN)/python -m experiments.war_risk_tune --init runs/ppo/checkpoints/best \
 		--out runs/war_risk --games 1000 --rounds 6 --threads 2 --seed 0

@@ -10,7 +10,8 @@ one core doing both in turn, and two cores with ``--overlap`` on Ray (rollout an
 in parallel, so the slower of the two sets the pace).
 
 ``--end-to-end SECONDS`` also runs the trainer itself that long per network (pure
-self-play from a fresh network, ``--backend ray --overlap``, 2 epochs, one thread each)
+self-play from a fresh network, ``--backend ray --overlap``, 2 epochs, one thread each
+and two for the rest of an update once the next batch is in, as ``make train``)
 and reports the median learner steps/s it printed over the last two thirds of its
 updates: the figure the issue's 5,000/s target is about.
 
@@ -87,6 +88,7 @@ def end_to_end(spec: str, seconds: float, num_envs: int, steps: int) -> dict[str
         cfg = TrainConfig(name="bench", runs_dir=runs, minutes=seconds / 60, **net_settings(spec),
                           selfplay_frac=1.0, scripted_frac=0.0, backend="ray", overlap=True,
                           epochs=2, num_envs=num_envs, rollout_steps=steps, threads=1,
+                          threads_idle=2,
                           eval_every=10**6, eval_games=1, eval_opponents="random",
                           checkpoint_every=10**6, snapshot_every=10**6)
         Trainer(cfg).train()
@@ -128,7 +130,8 @@ def main() -> None:
     trainer = {}
     for h in a.nets if a.end_to_end > 0 else []:
         trainer[h] = end_to_end(h, a.end_to_end, a.num_envs, a.steps)
-        print(f"{h:>22} trainer end to end (self-play, Ray overlap, 2 epochs): "
+        print(f"{h:>22} trainer end to end (self-play, Ray overlap, 2 epochs, "
+              f"--threads-idle 2): "
               f"{trainer[h]['median_steps_per_s']:.0f} learner steps/s "
               f"({trainer[h]['samples']} samples in {a.end_to_end:.0f} s)")
     write_results({"machine": machine(), "load_before": load, "epochs": a.epochs,

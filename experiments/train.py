@@ -82,7 +82,7 @@ import csv
 import json
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -129,6 +129,9 @@ class TrainConfig:
     device: str = _opt("cpu", "cpu or cuda (the update; rollouts run on the CPU)")
     threads: int = _opt(1, "torch threads for the update (rollouts use 1); 2 only on an "
                            "idle machine")
+    threads_idle: int = _opt(0, "torch threads for the rest of an update once no rollout "
+                                "runs beside it (--overlap: the next batch is in); 0: "
+                                "--threads. Makes runs timing-dependent")
     seed: int = _opt(0, "fixes games, sampling and initialisation")
     backend: str = _opt("local", "rollout workers: local (this process) or ray")
     workers: int = _opt(1, "rollout workers, each with --num-envs games")
@@ -185,6 +188,8 @@ class TrainConfig:
                 and 0 <= self.gae_lambda <= 1 and self.minutes >= 0):
             raise ValueError("--lr and --clip must be positive, --gamma in (0, 1], "
                              "--gae-lambda in [0, 1], --minutes at least 0")
+        if self.threads_idle < 0:
+            raise ValueError(f"--threads-idle must be at least 0, not {self.threads_idle}")
         if self.value_warmup < 0:
             raise ValueError(f"--value-warmup must be at least 0, not {self.value_warmup}")
         if self.war_risk_coef < 0:
@@ -216,7 +221,8 @@ class TrainConfig:
 SMOKE = dict(name="smoke", hidden="32,32", num_envs=6, rollout_steps=24, total_steps=500,
              epochs=1, minibatch=64, snapshot_every=1, eval_every=2, eval_games=1,
              checkpoint_every=1, scripted_frac=0.2, selfplay_frac=0.4, threads=1)
-RESUMABLE = ("total_steps", "minutes", "device", "threads", "backend", "workers",
+RESUMABLE = ("total_steps", "minutes", "device", "threads", "threads_idle", "backend",
+             "workers",
              "ray_address", "env_backend", "runs_dir", "name")  # may change on --resume
 
 
@@ -597,6 +603,10 @@ class LocalWorkers:
     def wait(self, handle: Any) -> list[Any]:
         return handle
 
+    def ready(self, handle: Any) -> bool:
+        """Whether :meth:`wait` would return at once."""
+        return True
+
     def call(self, method: str, *args: Any) -> list[Any]:
         return self.wait(self.submit(method, *args))
 
@@ -632,6 +642,9 @@ class RayWorkers(LocalWorkers):
     def wait(self, handle: Any) -> list[Any]:
         return self.ray.get(handle)
 
+    def ready(self, handle: Any) -> bool:
+        return len(self.ray.wait(handle, num_returns=len(handle), timeout=0)[0]) == len(handle)
+
     def call_each(self, method: str, args: list[tuple]) -> list[Any]:
         return self.ray.get([getattr(w, method).remote(*a)
                              for w, a in zip(self.workers[:len(args)], args, strict=True)])
@@ -648,10 +661,12 @@ class RayWorkers(LocalWorkers):
 def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str, Any],
                ref: torch.nn.Module | None, beta: float, cfg: TrainConfig,
                rng: np.random.Generator, value_only: bool = False,
-               war_risk: WarRisk | None = None) -> dict[str, float]:
+               war_risk: WarRisk | None = None,
+               before_step: Callable[[], None] | None = None) -> dict[str, float]:
     """Clipped PPO epochs over `batch` (learner rows only), with β·KL toward `ref` and,
     given `war_risk`, ``--war-risk-coef`` times its term; `value_only` drops the policy,
-    entropy and war-risk terms (the value warm-up)."""
+    entropy and war-risk terms (the value warm-up).  `before_step` runs before each
+    gradient step."""
     dev = next(net.parameters()).device
     obs = torch.from_numpy(batch["obs"]).to(dev)
     mask = torch.from_numpy(batch["mask"]).to(dev)
@@ -674,6 +689,8 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
         perm = torch.from_numpy(rng.permutation(B)).to(dev)
         for k in range(0, B, cfg.minibatch):
             mb = perm[k:k + cfg.minibatch]
+            if before_step is not None:
+                before_step()
             o, m = obs.index_select(0, mb), mask.index_select(0, mb)  # 3x faster than [mb]
             logits, value = net(o, m)
             logp_all = torch.log_softmax(masked_logits(logits, m), -1)
@@ -935,6 +952,19 @@ class Trainer:
             self.save("best")
         self.log.plot()
 
+    def _idle_threads(self, pending: Any) -> Callable[[], None] | None:
+        """With ``--threads-idle``: the update's check, before each gradient step, that
+        no rollout runs beside it any more (then it takes the idle cores' threads)."""
+        n = self.cfg.threads_idle
+        if n <= self.cfg.threads:
+            return None
+
+        def check() -> None:
+            if torch.get_num_threads() != n and (pending is None
+                                                 or self.workers.ready(pending)):
+                torch.set_num_threads(n)
+        return check
+
     # -- the loop
     def train(self) -> None:
         cfg = self.cfg
@@ -960,9 +990,11 @@ class Trainer:
                 beta = (beta_at(cfg, self.steps, self.minutes) if self.ref is not None
                         else 0.0)
                 t1 = time.perf_counter()
-                stats = ppo_update(self.net, self.opt, batch, self.ref, beta, cfg, self.rng,
-                                   value_only=self.update < cfg.value_warmup,
-                                   war_risk=self.war_risk)
+                with torch_threads(cfg.threads):
+                    stats = ppo_update(self.net, self.opt, batch, self.ref, beta, cfg,
+                                       self.rng, value_only=self.update < cfg.value_warmup,
+                                       war_risk=self.war_risk,
+                                       before_step=self._idle_threads(pending))
                 t_upd = time.perf_counter() - t1
                 for name, score in batch["results"]:
                     self.league.record(name, score)

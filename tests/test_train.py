@@ -339,7 +339,9 @@ def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
                                          (["--war-risk-coef", "-1"],
                                           "--war-risk-coef must be at least 0"),
                                          (["--net", "nope"], "--net must be one of"),
-                                         (["--token", "0"], "--token must be at least 1")])
+                                         (["--token", "0"], "--token must be at least 1"),
+                                         (["--threads-idle", "-1"],
+                                          "--threads-idle must be at least 0")])
 def test_bad_settings_end_in_one_line(args, needle, tmp_path) -> None:
     with pytest.raises(SystemExit) as e:
         train.main(["--smoke", "--runs-dir", str(tmp_path), *args])
@@ -366,6 +368,31 @@ def test_value_warmup_fits_the_value_and_leaves_the_policy_head_alone():
     assert all(torch.equal(head[k], v) for k, v in net.policy.state_dict().items())
     train.ppo_update(net, opt, batch, None, 0.0, cfg, rng)  # the full loss moves it
     assert not all(torch.equal(head[k], v) for k, v in net.policy.state_dict().items())
+
+
+def test_threads_idle_takes_the_idle_cores_once_the_next_batch_is_in(monkeypatch, tmp_path):
+    """--threads-idle: before each gradient step the update checks whether the overlapped
+    rollout is done; from then on it runs on that many threads, and the run's own thread
+    count is back after the update."""
+    cfg = small_cfg(epochs=2, minibatch=32, threads_idle=2, runs_dir=str(tmp_path))
+    trainer = train.Trainer(cfg)
+    batch = worker_batch(cfg, {"snapshot": [], "scripted": [("random", 1.0)]})
+    done = iter([False, False] + [True] * 100)  # the rollout ends before the third step
+    monkeypatch.setattr(trainer.workers, "ready", lambda handle: next(done))
+    seen = []
+    check = trainer._idle_threads(pending=object())
+
+    def step() -> None:
+        check()
+        seen.append(torch.get_num_threads())
+    before = torch.get_num_threads()
+    with train.torch_threads(cfg.threads):
+        train.ppo_update(trainer.net, trainer.opt, batch, None, 0.0, cfg,
+                         np.random.default_rng(0), before_step=step)
+    assert seen[:2] == [1, 1] and set(seen[2:]) == {2} and len(seen) > 3
+    assert torch.get_num_threads() == before
+    trainer.cfg = small_cfg()
+    assert trainer._idle_threads(object()) is None  # off by default
 
 
 def test_war_risk_term_enters_the_update_only_when_asked():
