@@ -152,6 +152,8 @@ class StructuredPolicyValue(nn.Module):
     all card tokens and of those in one's own hand.  Every
     action gets a dense logit from the trunk; country and card actions add a
     per-token correction (initialised to zero) from their own token and the trunk.
+    Given the legal-action mask the forward pass is sparse where that is exact: tokens
+    of cards with a non-zero field row only, corrections of legal actions only.
     Options: ``token`` (token width, default 32), ``max_pool`` (max- rather than
     standard-deviation pooling of the countries; slower).  `hidden` are the trunk's widths.
     """
