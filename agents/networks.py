@@ -198,6 +198,14 @@ class StructuredPolicyValue(nn.Module):
         for emb in (self.country_id, self.card_id):
             nn.init.normal_(emb.weight, std=0.1)
 
+    def sparse_adj(self) -> torch.Tensor:
+        """`adj` as a sparse tensor, converted again only when the buffer is replaced
+        (``.to``, ``.double``) or changed in place (a conversion costs 0.3 ms)."""
+        cached = getattr(self, "_sparse_adj", None)
+        if cached is None or cached[0] is not self.adj or cached[1] != self.adj._version:
+            self._sparse_adj = (self.adj, self.adj._version, self.adj.to_sparse())
+        return self._sparse_adj[2]
+
     def country_tokens(self, obs: torch.Tensor) -> torch.Tensor:
         """The country tokens after the neighbour step, country-major (n x B x d): the
         neighbours' mean is then one sparse (n x n) @ (n x B*d) product, no transpose."""
@@ -205,7 +213,7 @@ class StructuredPolicyValue(nn.Module):
         xc = gather_fields(obs, self.country_blocks, self.n).permute(2, 0, 1)
         zc = torch.relu(self.country_in(xc) + ident[:, None])
         n, b, d = zc.shape
-        nb = torch.sparse.mm(self.adj.to_sparse(), zc.reshape(n, b * d)).view(n, b, d)
+        nb = torch.sparse.mm(self.sparse_adj(), zc.reshape(n, b * d)).view(n, b, d)
         return torch.relu(self.country_out(zc) + self.neighbours(nb))
 
     def card_token(self, fields: torch.Tensor, card: torch.Tensor) -> torch.Tensor:

@@ -220,6 +220,21 @@ def test_legal_probs_are_the_masked_exponentials_with_their_gradient():
     assert torch.all(grads[0][0][~mask] == 0)
 
 
+def test_the_cached_sparse_adjacency_follows_the_buffer(scfg):
+    """The forward's sparse copy of the adjacency is redone when the buffer changes: in
+    place, or replaced by a conversion after a forward pass."""
+    torch.manual_seed(4)
+    net = build_network(scfg)
+    x = (torch.rand(3, scfg.obs_size) > 0.8).float()
+    net(x)
+    net.double()
+    x = x.double()
+    assert torch.allclose(net(x)[0], _reference_forward(net, x)[0], atol=1e-10)
+    with torch.no_grad():
+        net.adj.mul_(torch.rand_like(net.adj))
+    assert torch.allclose(net(x)[0], _reference_forward(net, x)[0], atol=1e-10)
+
+
 @given(st.integers(2, 6), st.integers(1, 4), st.booleans())
 def test_std_pool_is_torch_std_with_its_gradient(n, d, constant):
     from agents.networks import std_pool
