@@ -142,6 +142,13 @@ def std_pool(x: torch.Tensor, dim: int = 1) -> torch.Tensor:
     return torch.where(pos, torch.where(pos, var, 1.0).sqrt(), 0.0)
 
 
+# From this many positions the card stage computes per position only the cards with a
+# non-zero field (61 of 136 in real positions): that pays in training batches, while
+# below it the stage's index operations cost more than they save (docs/agents.md).
+SPARSE_CARDS_FROM = 256
+TokenAt = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
 class StructuredPolicyValue(nn.Module):
     """Country and card tokens, a pooled trunk, pointer-style country and card logits.
 
@@ -152,8 +159,9 @@ class StructuredPolicyValue(nn.Module):
     all card tokens and of those in one's own hand.  Every
     action gets a dense logit from the trunk; country and card actions add a
     per-token correction (initialised to zero) from their own token and the trunk.
-    Given the legal-action mask the forward pass is sparse where that is exact: tokens
-    of cards with a non-zero field row only, corrections of legal actions only.
+    Given the legal-action mask, the corrections are computed for the legal actions
+    only (exact for masked logits); in large batches the card stage skips the cards
+    with no non-zero field.
     Options: ``token`` (token width, default 32), ``max_pool`` (max- rather than
     standard-deviation pooling of the countries; slower).  `hidden` are the trunk's widths.
     """
@@ -223,10 +231,40 @@ class StructuredPolicyValue(nn.Module):
 
     def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Every country token (B x n x d), every card token (B x nc x d) and the card
-        fields (B x fields x nc), computed densely (the forward pass is sparse)."""
+        fields (B x fields x nc)."""
         xk = gather_fields(obs, self.card_blocks, self.nc)
         return (self.country_tokens(obs).transpose(0, 1),
-                self.card_token(xk.transpose(1, 2), torch.arange(self.nc)), xk)
+                self.card_token(xk.transpose(1, 2), torch.arange(self.nc, device=obs.device)),
+                xk)
+
+    def dense_cards(self, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+        """The card stage on every card of every position (B x nc x fields `xk`): the
+        mean card token, the mean token of the hand and the token of given (position,
+        card) pairs."""
+        zk = self.card_token(xk, torch.arange(self.nc, device=xk.device))  # B x nc x d
+        hand = xk[:, :, 0]  # 1 for the cards in one's own hand (CARD_FIELDS[0])
+        in_hand = torch.bmm(hand[:, None], zk)[:, 0] / hand.sum(1, keepdim=True).clamp(min=1)
+        return zk.mean(1), in_hand, lambda b, k: zk[b, k]
+
+    def sparse_cards(self, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+        """:meth:`dense_cards`, computing per position only the tokens of the cards with
+        a non-zero field: the others' depend on the card alone (most of the deck)."""
+        b = len(xk)
+        rb, rk = (xk != 0).any(2).nonzero(as_tuple=True)
+        rows = xk[rb, rk]
+        zr = self.card_token(rows, rk)
+        base = self.card_token(rows.new_zeros(self.nc, rows.shape[1]),
+                               torch.arange(self.nc, device=xk.device))  # the all-0 tokens
+        total = base.sum(0) + zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr - base[rk])
+        in_hand = zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr * rows[:, :1])
+        in_hand = in_hand / xk[:, :, 0].sum(1, keepdim=True).clamp(min=1)
+        where = torch.full((b, self.nc), -1, dtype=torch.long, device=xk.device)
+        where[rb, rk] = torch.arange(len(rb), device=xk.device)
+
+        def token_at(pb: torch.Tensor, pk: torch.Tensor) -> torch.Tensor:
+            i = where[pb, pk]
+            return torch.where((i >= 0)[:, None], zr[i.clamp(min=0)], base[pk])
+        return total / self.nc, in_hand, token_at
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -237,31 +275,17 @@ class StructuredPolicyValue(nn.Module):
         if not b:  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
         zc = self.country_tokens(obs)
-        # A card whose fields are all 0 (most of the deck) has a token that depends on
-        # the card alone: computed once, and only the other cards' tokens per position.
         xk = gather_fields(obs, self.card_blocks, self.nc).transpose(1, 2)  # B x nc x f
-        rb, rk = (xk != 0).any(2).nonzero(as_tuple=True)
-        rows = xk[rb, rk]
-        zr = self.card_token(rows, rk)
-        base = self.card_token(self.card_in.bias.new_zeros(self.nc, rows.shape[1]),
-                               torch.arange(self.nc))  # nc x d, the all-0 tokens
-        card_sum = base.sum(0) + zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr - base[rk])
-        hand = rows[:, :1]  # 1 for the cards in one's own hand (CARD_FIELDS[0])
-        in_hand = zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr * hand)
-        in_hand = in_hand / xk[:, :, 0].sum(1, keepdim=True).clamp(min=1)
+        stage = self.sparse_cards if b >= SPARSE_CARDS_FROM else self.dense_cards
+        card_mean, in_hand, card_token_at = stage(xk)
         pooled = [zc.mean(0), zc.amax(0) if self.max_pool else std_pool(zc, 0),
-                  card_sum / self.nc, in_hand]
+                  card_mean, in_hand]
         t = self.trunk(torch.cat([obs[:, self.global_idx], *pooled], -1))
         logits = self.policy(t)
         legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
-        # Card corrections: the token of a legal card is its computed one, or the base.
         cb, ck = legal[:, self.card0:self.card0 + self.nc].nonzero(as_tuple=True)
-        where = torch.full((b, self.nc), -1, dtype=torch.long, device=obs.device)
-        where[rb, rk] = torch.arange(len(rb), device=obs.device)
-        at = where[cb, ck]
-        tok = torch.where((at >= 0)[:, None], zr[at.clamp(min=0)], base[ck])
-        corr = self.card_corr(torch.relu(tok + self.card_query(t)[cb])).squeeze(-1)
-        logits = logits.index_put((cb, ck + self.card0), corr, accumulate=True)
+        corr = self.card_corr(torch.relu(card_token_at(cb, ck) + self.card_query(t)[cb]))
+        logits = logits.index_put((cb, ck + self.card0), corr.squeeze(-1), accumulate=True)
         qb, qk = legal[:, self.country0:self.country0 + self.n].nonzero(as_tuple=True)
         corr = self.country_corr(torch.relu(zc[qk, qb] + self.country_query(t)[qb]))
         logits = logits.index_put((qb, qk + self.country0), corr.squeeze(-1), accumulate=True)

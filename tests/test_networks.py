@@ -176,10 +176,16 @@ def _reference_forward(net, x):
 
 
 @pytest.mark.parametrize("masked", [False, True])
-def test_structured_forward_matches_the_plain_reference(scfg, masked):
+@pytest.mark.parametrize("sparse_from", [0, 10**9])
+def test_structured_forward_matches_the_plain_reference(scfg, masked, sparse_from,
+                                                        monkeypatch):
     """The fast forward computes the plain one: outputs and every gradient agree.  Given
     a legal-action mask (which computes the corrections of legal actions only), the
-    masked logits, the values and every gradient of a loss on them agree."""
+    masked logits, the values and every gradient of a loss on them agree.  Both card
+    stages: the sparse one (for large batches) and the dense one."""
+    import agents.networks
+
+    monkeypatch.setattr(agents.networks, "SPARSE_CARDS_FROM", sparse_from)
     torch.manual_seed(2)
     net = build_network(scfg).double()
     for head in (net.country_corr, net.card_corr):
