@@ -32,7 +32,9 @@ demo: setup
 # own war-risk positions (experiments/war_risk_tune.py). These are the settings of
 # agents/checkpoints/learned, which this very command made (docs/agents.md, fifth run):
 # 11 min of cloning, 45 of PPO and 13 of DAgger on the 2-core dev VM, 1 h 09 min in all;
-# the shipped policy is runs/war_risk/checkpoint.
+# the shipped policy is runs/war_risk/checkpoint. Since then the PPO step has gained
+# --threads-idle 2 and an exact, faster forward pass (1.5x in the self-play benchmark);
+# a full run with them has not been made (docs/agents.md, "sparse forward").
 TRAIN_MINUTES ?= 45
 train: setup
 	$(BIN)/python -m experiments.cloning --out runs/cloning/structured --net structured \
