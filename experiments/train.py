@@ -222,8 +222,7 @@ SMOKE = dict(name="smoke", hidden="32,32", num_envs=6, rollout_steps=24, total_s
              epochs=1, minibatch=64, snapshot_every=1, eval_every=2, eval_games=1,
              checkpoint_every=1, scripted_frac=0.2, selfplay_frac=0.4, threads=1)
 RESUMABLE = ("total_steps", "minutes", "device", "threads", "threads_idle", "backend",
-             "workers",
-             "ray_address", "env_backend", "runs_dir", "name")  # may change on --resume
+             "workers", "ray_address", "env_backend", "runs_dir", "name")  # may change on --resume
 
 
 # --------------------------------------------------------------------------- returns
@@ -532,7 +531,7 @@ class RolloutWorker:
         live = np.flatnonzero(boot_players >= 0)
         with torch.no_grad():
             boot_values[live] = self.net(torch.from_numpy(self.obs[live]),
-                                             torch.from_numpy(self.mask[live]))[1].numpy()
+                                         torch.from_numpy(self.mask[live]))[1].numpy()
         t_fwd += time.perf_counter() - t0
         adv, ret = seat_gae(values, rewards, players, learner, ended, boot_values,
                             boot_players, cfg.gamma, cfg.gae_lambda)
