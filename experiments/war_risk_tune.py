@@ -126,13 +126,17 @@ class Rows:
 FIELDS = ("obs", "mask", "target", "value", "risky", "card")
 
 
-def policy(net: torch.nn.Module, obs: np.ndarray, mask: np.ndarray
+def policy(net: torch.nn.Module, obs: np.ndarray, mask: np.ndarray, chunk: int = 4096
            ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Masked log-probabilities and values of `net` on a batch (no gradient)."""
+    """Masked log-probabilities and values of `net` on a batch (no gradient), `chunk`
+    rows a forward pass (a round's 30k rows at once held a gigabyte of activations)."""
+    parts = []
     with torch.no_grad():
-        m = torch.from_numpy(mask)
-        logits, value = net(torch.from_numpy(obs), m)
-    return torch.log_softmax(masked_logits(logits, m), -1), value
+        for k in range(0, max(len(obs), 1), chunk):  # an empty batch: one empty pass
+            m = torch.from_numpy(mask[k:k + chunk])
+            logits, value = net(torch.from_numpy(obs[k:k + chunk]), m)
+            parts.append((torch.log_softmax(masked_logits(logits, m), -1), value))
+    return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
 def label(teacher: torch.nn.Module, guard: WarRisk, obs: np.ndarray, mask: np.ndarray
@@ -264,7 +268,7 @@ def tune(cfg: TuneConfig) -> Path:
                             scripted=cfg.opponents, china_frac=cfg.china_frac)
     worker = RolloutWorker(asdict(train_cfg), asdict(net_cfg), 0)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    parts: list[Rows] = []
+    rows: Rows | None = None
     log: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     for r in range(1, cfg.rounds + 1):
@@ -273,8 +277,8 @@ def tune(cfg: TuneConfig) -> Path:
             fresh = label(teacher, guard, obs, mask)
             figures, by_card = measure(net, fresh)
             row: dict[str, Any] = {"round": r, "games": games, **figures}
-            parts.append(fresh)
-            rows = Rows.concat(parts)  # DAgger's aggregate, `epochs` passes over it
+            # DAgger's aggregate, `epochs` passes over it (one copy held, not the parts too)
+            rows = fresh if rows is None else Rows.concat([rows, fresh])
             row["loss"] = fit(net, opt, rows, cfg, rng, fit_steps(rows, cfg))
         row["minutes"] = round((time.perf_counter() - t0) / 60, 2)
         row["greedy_risky_by_card"] = by_card_text(content, by_card)

@@ -113,3 +113,21 @@ def test_rows_concatenate_and_take(net_cfg):
     rows = label(build_network(net_cfg).eval(), WarRisk(g.content), obs, mask)
     both = Rows.concat([rows, rows.take(np.array([0]))])
     assert len(both) == 3 and both.war.tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("kind", ["mlp", "structured"])
+def test_policy_in_chunks_is_the_policy_in_one_pass(kind):
+    """The teacher and the measurements run `chunk` rows a forward pass (memory); the
+    log-probabilities and values are those of one pass, and an empty batch is empty."""
+    from experiments.war_risk_tune import policy
+
+    obs, mask, _ = positions([2, 3, 2, 3, 3])
+    cfg = NetConfig.for_content(kind=kind, hidden=(16,),
+                                options={"token": 4} if kind == "structured" else {})
+    net = build_network(cfg).eval()
+    whole, chunked = policy(net, obs, mask, chunk=len(obs)), policy(net, obs, mask, chunk=2)
+    assert chunked[0].shape == whole[0].shape and chunked[1].shape == (5,)
+    for a, b in zip(whole, chunked, strict=True):
+        assert torch.allclose(a, b)
+    empty = policy(net, obs[:0], mask[:0])
+    assert empty[0].shape == (0, cfg.n_actions) and empty[1].shape == (0,)
