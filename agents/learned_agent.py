@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from .base import observation_vector
-from .networks import load_checkpoint, masked_logits
+from .networks import load_checkpoint
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "checkpoints" / "learned"
 
@@ -43,7 +43,7 @@ class LearnedAgent:
         torch.set_num_threads(1)  # one position: extra threads only cost (docs/agents.md)
         try:
             with torch.no_grad():
-                logits = masked_logits(self.net(x, mask)[0], mask)[0]
+                logits = self.net(x, mask)[0][0]  # masked by the network
         finally:
             torch.set_num_threads(threads)
         if self.greedy:

@@ -1,7 +1,8 @@
 """Policy-value networks of the learned agents and their weights-only checkpoints.
 
-Every network maps a batch of observations (``B x obs_size`` float32) to action
-logits (``B x n_actions``, before masking) and a value (``B``, the expected result
+Every network maps a batch of observations (``B x obs_size`` float32), and optionally
+their legal-action masks, to action logits (``B x n_actions``; given the mask, masked
+with :func:`masked_logits`) and a value (``B``, the expected result
 for the player to move, in [-1, 1]).  A checkpoint is a folder holding
 ``weights.pt`` (a plain tensor dict, read with ``torch.load(weights_only=True)``)
 and ``config.json`` (the :class:`NetConfig` and free-form training facts); no
@@ -85,7 +86,9 @@ class MLPPolicyValue(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.body(obs)
-        return self.policy(x), torch.tanh(self.value(x)).squeeze(-1)
+        logits = self.policy(x)
+        return (logits if mask is None else masked_logits(logits, mask),
+                torch.tanh(self.value(x)).squeeze(-1))
 
 
 # The observation fields that describe one country (blocks of `content.n` entries) and
@@ -269,8 +272,8 @@ class StructuredPolicyValue(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits (B x n_actions) and values (B).  Given the legal-action `mask`, the
-        per-token corrections are computed for the legal actions only (the logits of
-        the others are then the dense ones: mask them, as every caller does)."""
+        logits are masked (:func:`masked_logits`), so the per-token corrections are
+        computed for the legal actions only."""
         b = len(obs)
         if not b:  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
@@ -289,7 +292,8 @@ class StructuredPolicyValue(nn.Module):
         qb, qk = legal[:, self.country0:self.country0 + self.n].nonzero(as_tuple=True)
         corr = self.country_corr(torch.relu(zc[qk, qb] + self.country_query(t)[qb]))
         logits = logits.index_put((qb, qk + self.country0), corr.squeeze(-1), accumulate=True)
-        return logits, torch.tanh(self.value(t)).squeeze(-1)
+        return (logits if mask is None else masked_logits(logits, mask),
+                torch.tanh(self.value(t)).squeeze(-1))
 
 
 NETWORKS: dict[str, Callable[[NetConfig, Content | None], nn.Module]] = {
@@ -306,6 +310,18 @@ def build_network(cfg: NetConfig, content: Content | None = None) -> nn.Module:
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """`logits` with every action the boolean `mask` forbids set to :data:`NEG`."""
     return logits.masked_fill(~mask, NEG)
+
+
+def legal_log_probs(net: nn.Module, obs: torch.Tensor, mask: torch.Tensor,
+                    chunk: int = 4096) -> tuple[torch.Tensor, torch.Tensor]:
+    """Masked log-probabilities and values of `net` on a batch, without gradients and
+    `chunk` rows a forward pass (thirty thousand rows at once hold a gigabyte)."""
+    parts = []
+    with torch.no_grad():
+        for k in range(0, max(len(obs), 1), chunk):  # an empty batch: one empty pass
+            logits, value = net(obs[k:k + chunk], mask[k:k + chunk])
+            parts.append((torch.log_softmax(logits, -1), value))
+    return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
 def legal_probs(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -363,14 +363,12 @@ def _batch(rows: Rows, idx: np.ndarray) -> tuple[Any, ...]:
 
 
 def _losses(net: Any, batch: tuple[Any, ...]) -> tuple[Any, Any, Any]:
-    """Cross-entropy against the soft targets, value MSE, and the logits."""
+    """Cross-entropy against the soft targets, value MSE, and the (masked) logits."""
     import torch
 
-    from agents.networks import masked_logits
-
     x, mask, target, value = batch
-    logits, v = net(x, mask)
-    logp = torch.log_softmax(masked_logits(logits, mask), -1)
+    logits, v = net(x, mask)  # masked by the network
+    logp = torch.log_softmax(logits, -1)
     return -(target * logp).sum(-1).mean(), torch.mean((v - value) ** 2), logits
 
 
@@ -378,8 +376,6 @@ def evaluate_rows(net: Any, rows: Rows, batch_size: int = 2048) -> dict[str, Any
     """Losses and agreement (strict: the label; tie-aware: any tied best action),
     overall and per decision kind."""
     import torch
-
-    from agents.networks import masked_logits
 
     if len(rows) == 0:
         return {"rows": 0}
@@ -394,7 +390,7 @@ def evaluate_rows(net: Any, rows: Rows, batch_size: int = 2048) -> dict[str, Any
             c, v, logits = _losses(net, batch)
             ce += float(c) * idx.size
             vl += float(v) * idx.size
-            best = masked_logits(logits, batch[1]).argmax(-1).numpy()
+            best = logits.argmax(-1).numpy()
             hit[idx] = best == rows.labels[idx]
             tie_hit[idx] = batch[2].numpy()[np.arange(idx.size), best] > 0
     net.train()

@@ -96,6 +96,7 @@ from agents.networks import (
     NetConfig,
     build_network,
     fresh_config,
+    legal_log_probs,
     legal_probs,
     load_checkpoint,
     masked_logits,
@@ -675,10 +676,7 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
     ret = torch.from_numpy(batch["ret"]).to(dev)
     ref_logp = None
     if ref is not None and beta > 0:
-        with torch.no_grad():
-            ref_logp = torch.cat([torch.log_softmax(masked_logits(
-                ref(obs[k:k + 4096], mask[k:k + 4096])[0], mask[k:k + 4096]), -1)
-                                  for k in range(0, len(obs), 4096)])
+        ref_logp = legal_log_probs(ref, obs, mask)[0]
     stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy",
                                                      "kl_ref", "approx_kl", "clipfrac",
                                                      "war_risk", "war_risk_rows")}
@@ -692,7 +690,7 @@ def ppo_update(net: torch.nn.Module, opt: torch.optim.Optimizer, batch: dict[str
                 before_step()
             o, m = obs.index_select(0, mb), mask.index_select(0, mb)  # 3x faster than [mb]
             logits, value = net(o, m)
-            logp_all = torch.log_softmax(masked_logits(logits, m), -1)
+            logp_all = torch.log_softmax(logits, -1)  # masked by the network
             logp = logp_all.gather(1, act[mb, None]).squeeze(1)
             ratio = (logp - old_logp[mb]).exp()
             a = adv[mb]

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import load_checkpoint, masked_logits, save_checkpoint
+from agents.networks import legal_log_probs, load_checkpoint, save_checkpoint
 from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
@@ -128,15 +128,8 @@ FIELDS = ("obs", "mask", "target", "value", "risky", "card")
 
 def policy(net: torch.nn.Module, obs: np.ndarray, mask: np.ndarray, chunk: int = 4096
            ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Masked log-probabilities and values of `net` on a batch (no gradient), `chunk`
-    rows a forward pass (a round's 30k rows at once held a gigabyte of activations)."""
-    parts = []
-    with torch.no_grad():
-        for k in range(0, max(len(obs), 1), chunk):  # an empty batch: one empty pass
-            m = torch.from_numpy(mask[k:k + chunk])
-            logits, value = net(torch.from_numpy(obs[k:k + chunk]), m)
-            parts.append((torch.log_softmax(masked_logits(logits, m), -1), value))
-    return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+    """Masked log-probabilities and values of `net` on a batch (no gradient)."""
+    return legal_log_probs(net, torch.from_numpy(obs), torch.from_numpy(mask), chunk)
 
 
 def label(teacher: torch.nn.Module, guard: WarRisk, obs: np.ndarray, mask: np.ndarray
@@ -220,8 +213,8 @@ def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, rows: Rows, cfg: TuneC
         idx = np.concatenate(parts)
         b = rows.take(idx)
         m = torch.from_numpy(b.mask)
-        logits, value = net(torch.from_numpy(b.obs), m)
-        logp = torch.log_softmax(masked_logits(logits, m), -1)
+        logits, value = net(torch.from_numpy(b.obs), m)  # masked by the network
+        logp = torch.log_softmax(logits, -1)
         t = torch.from_numpy(b.target)
         ce = -torch.where(t > -np.inf, t.exp() * logp, torch.zeros_like(logp)).sum(1).mean()
         loss = ce + cfg.vf_coef * ((value - torch.from_numpy(b.value)) ** 2).mean()

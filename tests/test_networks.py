@@ -275,3 +275,19 @@ def test_fresh_config_sets_the_token_width_of_the_structured_kind_only():
     assert fresh_config("mlp", (16,), 4).options == {}
     with pytest.raises(CheckpointError, match="unknown network kind"):
         fresh_config("nope", (16,))
+
+
+@pytest.mark.parametrize("kind", ["mlp", "structured"])
+def test_given_the_mask_every_kind_returns_masked_logits(kind):
+    """With the legal-action mask the forbidden actions' logits are NEG and the legal
+    ones (and the values) are those of the unmasked pass."""
+    cfg = NetConfig.for_content(kind=kind, hidden=(16,),
+                                options={"token": 4} if kind == "structured" else {})
+    net = build_network(cfg).double()
+    for p in net.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    x = (torch.rand(3, cfg.obs_size, dtype=torch.float64) > 0.8).double()
+    mask = torch.rand(3, cfg.n_actions) > 0.6
+    (full, v1), (masked, v2) = net(x), net(x, mask)
+    assert torch.all(masked[~mask] == NEG)
+    assert torch.allclose(masked[mask], full[mask]) and torch.allclose(v1, v2)
