@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents import country_kernel
 from evenstar_env.content import Content, fingerprint, load_content
 from evenstar_env.engine.actions import ActionSpace
 from evenstar_env.env.observation import encoder_for
@@ -164,7 +165,7 @@ class StructuredPolicyValue(nn.Module):
     per-token correction (initialised to zero) from their own token and the trunk.
     Given the legal-action mask, the corrections are computed for the legal actions
     only (exact for masked logits); in large batches the card stage skips the cards
-    with no non-zero field.
+    with no non-zero field; on a CPU the country stage is one fused native kernel.
     Options: ``token`` (token width, default 32), ``max_pool`` (max- rather than
     standard-deviation pooling of the countries; slower).  `hidden` are the trunk's widths.
     """
@@ -175,6 +176,7 @@ class StructuredPolicyValue(nn.Module):
         sp = ActionSpace.for_content(c)
         d = int(cfg.options.get("token", 32))
         self.max_pool = bool(cfg.options.get("max_pool", False))
+        self.native = True  # the fused country stage where built (agents/country_kernel.py)
         country, card, rest = token_indices(c)
         static = torch.tensor(np.stack(list(encoder_for(c).static_features.values()), 1))
         adj = torch.tensor(c.adj, dtype=torch.float32)
@@ -227,6 +229,32 @@ class StructuredPolicyValue(nn.Module):
         nb = torch.sparse.mm(self.sparse_adj(), zc.reshape(n, b * d)).view(n, b, d)
         return torch.relu(self.country_out(zc) + self.neighbours(nb))
 
+    def country_graph(self) -> country_kernel.Graph:
+        """The fused kernel's view of the map (cached like :meth:`sparse_adj`)."""
+        cached = getattr(self, "_graph", None)
+        key = (self.adj, self.adj._version, self.adj.dtype)
+        if cached is None or cached[0] is not key[0] or cached[1:3] != key[1:]:
+            starts = torch.tensor([s + k * self.n for s, f in self.country_blocks
+                                   for k in range(f)])
+            self._graph = (*key, country_kernel.Graph.build(starts, self.adj))
+        return self._graph[3]
+
+    def country_stage(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+        """The pooled country tokens (mean and spread, B x d each) and the token of given
+        (position, country) pairs: the fused native kernel on a CPU where it is built
+        (`native`), else :meth:`country_tokens`."""
+        if (self.native and country_kernel.available() and obs.device.type == "cpu"
+                and not self.max_pool and obs.dtype == self.country_in.weight.dtype):
+            ident = self.country_id.weight + self.country_static(self.static) + self.country_in.bias
+            z, mean, std = country_kernel.CountryStage.apply(
+                obs.contiguous(), ident, self.country_in.weight, self.country_out.weight,
+                self.neighbours.weight, self.country_out.bias + self.neighbours.bias,
+                self.country_graph())
+            return mean, std, lambda b, i: z[b, i]
+        zc = self.country_tokens(obs)
+        return (zc.mean(0), zc.amax(0) if self.max_pool else std_pool(zc, 0),
+                lambda b, i: zc[i, b])
+
     def card_token(self, fields: torch.Tensor, card: torch.Tensor) -> torch.Tensor:
         """The tokens (... x d) of cards `card` whose fields are `fields` (... x fields)."""
         return torch.relu(self.card_out(torch.relu(self.card_in(fields)
@@ -277,12 +305,11 @@ class StructuredPolicyValue(nn.Module):
         b = len(obs)
         if not b:  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
-        zc = self.country_tokens(obs)
+        country_mean, spread, country_token_at = self.country_stage(obs)
         xk = gather_fields(obs, self.card_blocks, self.nc).transpose(1, 2)  # B x nc x f
         stage = self.sparse_cards if b >= SPARSE_CARDS_FROM else self.dense_cards
         card_mean, in_hand, card_token_at = stage(xk)
-        pooled = [zc.mean(0), zc.amax(0) if self.max_pool else std_pool(zc, 0),
-                  card_mean, in_hand]
+        pooled = [country_mean, spread, card_mean, in_hand]
         t = self.trunk(torch.cat([obs[:, self.global_idx], *pooled], -1))
         logits = self.policy(t)
         legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
@@ -290,7 +317,7 @@ class StructuredPolicyValue(nn.Module):
         corr = self.card_corr(torch.relu(card_token_at(cb, ck) + self.card_query(t)[cb]))
         logits = logits.index_put((cb, ck + self.card0), corr.squeeze(-1), accumulate=True)
         qb, qk = legal[:, self.country0:self.country0 + self.n].nonzero(as_tuple=True)
-        corr = self.country_corr(torch.relu(zc[qk, qb] + self.country_query(t)[qb]))
+        corr = self.country_corr(torch.relu(country_token_at(qb, qk) + self.country_query(t)[qb]))
         logits = logits.index_put((qb, qk + self.country0), corr.squeeze(-1), accumulate=True)
         return (logits if mask is None else masked_logits(logits, mask),
                 torch.tanh(self.value(t)).squeeze(-1))

@@ -7,6 +7,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agents import country_kernel
 from agents.networks import (
     NEG,
     CheckpointError,
@@ -175,19 +176,28 @@ def _reference_forward(net, x):
     return logits, torch.tanh(net.value(t)).squeeze(-1)
 
 
+NATIVE = pytest.mark.skipif(not country_kernel.available(), reason="the native core is not built")
+
+
 @pytest.mark.parametrize("masked", [False, True])
 @pytest.mark.parametrize("sparse_from", [0, 10**9])
-def test_structured_forward_matches_the_plain_reference(scfg, masked, sparse_from,
+@pytest.mark.parametrize("native,token", [(False, 8), pytest.param(True, 8, marks=NATIVE),
+                                          pytest.param(True, 16, marks=NATIVE)])
+def test_structured_forward_matches_the_plain_reference(masked, sparse_from, native, token,
                                                         monkeypatch):
     """The fast forward computes the plain one: outputs and every gradient agree.  Given
     a legal-action mask (which computes the corrections of legal actions only), the
     masked logits, the values and every gradient of a loss on them agree.  Both card
-    stages: the sparse one (for large batches) and the dense one."""
+    stages: the sparse one (for large batches) and the dense one; both country stages:
+    the fused native kernel (its loops for a width known at run time, 8, and for 16)
+    and PyTorch's operations."""
     import agents.networks
 
     monkeypatch.setattr(agents.networks, "SPARSE_CARDS_FROM", sparse_from)
     torch.manual_seed(2)
+    scfg = NetConfig.for_content(kind="structured", hidden=(32,), options={"token": token})
     net = build_network(scfg).double()
+    net.native = native
     for head in (net.country_corr, net.card_corr):
         torch.nn.init.normal_(head.weight)
     x = (torch.rand(5, scfg.obs_size, dtype=torch.float64) > 0.8).double()
@@ -227,8 +237,9 @@ def test_legal_probs_are_the_masked_exponentials_with_their_gradient():
 
 
 def test_the_cached_sparse_adjacency_follows_the_buffer(scfg):
-    """The forward's sparse copy of the adjacency is redone when the buffer changes: in
-    place, or replaced by a conversion after a forward pass."""
+    """The forward's sparse copies of the adjacency (PyTorch's and the fused kernel's) are
+    redone when the buffer changes: in place, or replaced by a conversion after a
+    forward pass."""
     torch.manual_seed(4)
     net = build_network(scfg)
     x = (torch.rand(3, scfg.obs_size) > 0.8).float()
@@ -238,6 +249,12 @@ def test_the_cached_sparse_adjacency_follows_the_buffer(scfg):
     assert torch.allclose(net(x)[0], _reference_forward(net, x)[0], atol=1e-10)
     with torch.no_grad():
         net.adj.mul_(torch.rand_like(net.adj))
+    assert torch.allclose(net(x)[0], _reference_forward(net, x)[0], atol=1e-10)
+    graph = net.country_graph()  # the fused kernel's copy, cached while the buffer stays
+    assert net.country_graph() is graph
+    with torch.no_grad():
+        net.adj.mul_(0.5)
+    assert net.country_graph() is not graph
     assert torch.allclose(net(x)[0], _reference_forward(net, x)[0], atol=1e-10)
 
 

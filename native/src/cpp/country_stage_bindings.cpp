@@ -1,0 +1,158 @@
+// Python bindings of the fused country stage (country_stage.h): the module
+// evenstar_native._kernels, separate from the rules engine's _core.  Arrays are CPU,
+// C-contiguous buffers of one type, float32 or float64 (int64 for indices), never
+// converted: a converted output would be a copy, and the results would be lost.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "country_stage.h"
+
+namespace nb = nanobind;
+using namespace evenstar::nn;
+
+namespace {
+
+template <class T>
+using In = nb::ndarray<const T, nb::c_contig, nb::device::cpu>;
+template <class T>
+using Out = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
+using Idx = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+bool has_avx2() {
+#if defined(__x86_64__) || defined(__i386__)
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+#else
+    return false;
+#endif
+}
+
+bool generic_only = false;  // tests run the generic build on AVX2 CPUs too
+
+bool use_avx2() { return has_avx2() && !generic_only; }
+
+void expect(bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("country stage: " + what);
+}
+
+template <class A>
+size_t count(const A& a) {
+    size_t k = 1;
+    for (size_t i = 0; i < a.ndim(); ++i) k *= a.shape(i);
+    return k;
+}
+
+// The stage's inputs, checked against each other's shapes.
+template <class T>
+CountryStage<T> stage(In<T> obs, Idx starts, In<T> ident, In<T> w_in, In<T> w_out, In<T> w_nb,
+                      In<T> bias, Idx ptr, Idx col, In<T> val, Idx tptr, Idx tcol, In<T> tval) {
+    CountryStage<T> a;
+    expect(obs.ndim() == 2 && ident.ndim() == 2 && w_in.ndim() == 2, "obs, ident and w_in are 2-d");
+    a.obs = obs.data();
+    a.batch = int64_t(obs.shape(0));
+    a.obs_size = int64_t(obs.shape(1));
+    a.n = int(ident.shape(0));
+    a.d = int(ident.shape(1));
+    a.fields = int(starts.shape(0));
+    expect(a.n > 1 && a.d > 0 && a.d <= kMaxWidth, "n > 1 countries and a width d <= 256");
+    expect(w_in.shape(0) == size_t(a.d) && w_in.shape(1) == size_t(a.fields), "w_in is d x fields");
+    expect(count(w_out) == size_t(a.d) * a.d && count(w_nb) == size_t(a.d) * a.d, "w_out, w_nb are d x d");
+    expect(count(bias) == size_t(a.d), "bias has d entries");
+    expect(ptr.shape(0) == size_t(a.n) + 1 && tptr.shape(0) == size_t(a.n) + 1, "CSR rows are n");
+    expect(col.shape(0) == count(val) && tcol.shape(0) == count(tval), "CSR columns and values");
+    expect(col.shape(0) == size_t(ptr.data()[a.n]) && tcol.shape(0) == size_t(tptr.data()[a.n]),
+           "CSR row pointers end at the number of entries");
+    for (size_t f = 0; f < starts.shape(0); ++f)
+        expect(starts.data()[f] >= 0 && starts.data()[f] + a.n <= a.obs_size, "field outside obs");
+    for (size_t k = 0; k < col.shape(0); ++k) expect(col.data()[k] >= 0 && col.data()[k] < a.n, "CSR column");
+    for (size_t k = 0; k < tcol.shape(0); ++k) expect(tcol.data()[k] >= 0 && tcol.data()[k] < a.n, "CSR column");
+    a.starts = starts.data();
+    a.ident = ident.data();
+    a.w_in = w_in.data();
+    a.w_out = w_out.data();
+    a.w_nb = w_nb.data();
+    a.bias = bias.data();
+    a.ptr = ptr.data();
+    a.col = col.data();
+    a.val = val.data();
+    a.tptr = tptr.data();
+    a.tcol = tcol.data();
+    a.tval = tval.data();
+    return a;
+}
+
+template <class T>
+void expect_size(const Out<T>& o, size_t k, const char* name) {
+    expect(count(o) == k, std::string(name) + " has the wrong size");
+}
+
+auto array_arg(const char* name) { return nb::arg(name).noconvert(); }
+
+template <class T>
+void bind(nb::module_& m) {
+    m.def("country_forward",
+          [](In<T> obs, Idx starts, In<T> ident, In<T> w_in, In<T> w_out, In<T> w_nb, In<T> bias,
+             Idx ptr, Idx col, In<T> val, Idx tptr, Idx tcol, In<T> tval, Out<T> h, Out<T> z,
+             Out<T> mean, Out<T> std, int threads) {
+              auto a = stage<T>(obs, starts, ident, w_in, w_out, w_nb, bias, ptr, col, val, tptr, tcol, tval);
+              const size_t tokens = size_t(a.batch) * a.n * a.d, pooled = size_t(a.batch) * a.d;
+              expect_size(h, tokens, "h");
+              expect_size(z, tokens, "z");
+              expect_size(mean, pooled, "mean");
+              expect_size(std, pooled, "std");
+              nb::gil_scoped_release unlocked;
+              (use_avx2() ? avx2::forward<T> : generic::forward<T>)(a, h.data(), z.data(), mean.data(),
+                                                                    std.data(), threads);
+          },
+          array_arg("obs"), array_arg("starts"), array_arg("ident"), array_arg("w_in"), array_arg("w_out"),
+          array_arg("w_nb"), array_arg("bias"), array_arg("ptr"), array_arg("col"), array_arg("val"),
+          array_arg("tptr"), array_arg("tcol"), array_arg("tval"), array_arg("h"), array_arg("z"),
+          array_arg("mean"), array_arg("std"), nb::arg("threads") = 1,
+          "Fill h, z (B x n x d), mean and std (B x d) for the observations obs (B x obs_size).");
+    m.def("country_backward",
+          [](In<T> obs, Idx starts, In<T> ident, In<T> w_in, In<T> w_out, In<T> w_nb, In<T> bias,
+             Idx ptr, Idx col, In<T> val, Idx tptr, Idx tcol, In<T> tval, In<T> h, In<T> z,
+             In<T> mean, In<T> std, std::optional<In<T>> gz, In<T> gmean, In<T> gstd,
+             Out<T> g_ident, Out<T> g_w_in, Out<T> g_w_out, Out<T> g_w_nb, Out<T> g_bias,
+             int threads) {
+              auto a = stage<T>(obs, starts, ident, w_in, w_out, w_nb, bias, ptr, col, val, tptr, tcol, tval);
+              const size_t tokens = size_t(a.batch) * a.n * a.d, pooled = size_t(a.batch) * a.d;
+              expect(count(h) == tokens && count(z) == tokens, "h and z are B x n x d");
+              expect(count(mean) == pooled && count(std) == pooled, "mean and std are B x d");
+              expect(count(gmean) == pooled && count(gstd) == pooled, "gmean and gstd are B x d");
+              expect(!gz || count(*gz) == tokens, "gz is B x n x d");
+              expect_size(g_ident, size_t(a.n) * a.d, "g_ident");
+              expect_size(g_w_in, size_t(a.d) * a.fields, "g_w_in");
+              expect_size(g_w_out, size_t(a.d) * a.d, "g_w_out");
+              expect_size(g_w_nb, size_t(a.d) * a.d, "g_w_nb");
+              expect_size(g_bias, size_t(a.d), "g_bias");
+              CountryGrads<T> g{g_ident.data(), g_w_in.data(), g_w_out.data(), g_w_nb.data(), g_bias.data()};
+              const T* gzp = gz ? gz->data() : nullptr;
+              nb::gil_scoped_release unlocked;
+              (use_avx2() ? avx2::backward<T> : generic::backward<T>)(
+                  a, h.data(), z.data(), mean.data(), std.data(), gzp, gmean.data(), gstd.data(), g, threads);
+          },
+          array_arg("obs"), array_arg("starts"), array_arg("ident"), array_arg("w_in"), array_arg("w_out"),
+          array_arg("w_nb"), array_arg("bias"), array_arg("ptr"), array_arg("col"), array_arg("val"),
+          array_arg("tptr"), array_arg("tcol"), array_arg("tval"), array_arg("h"), array_arg("z"),
+          array_arg("mean"), array_arg("std"), array_arg("gz").none(), array_arg("gmean"), array_arg("gstd"),
+          array_arg("g_ident"), array_arg("g_w_in"), array_arg("g_w_out"), array_arg("g_w_nb"),
+          array_arg("g_bias"), nb::arg("threads") = 1,
+          "Fill the parameter gradients g_* from the output gradients gz (or None), gmean, gstd.");
+}
+
+}  // namespace
+
+NB_MODULE(_kernels, m) {
+    m.doc() = "Fused neural-network kernels of the structured policy (not the rules engine).";
+    bind<float>(m);
+    bind<double>(m);
+    m.def("has_avx2", &has_avx2, "Whether this CPU can run the kernels' AVX2/FMA build.");
+    m.def("uses_avx2", &use_avx2, "Whether the kernels run their AVX2/FMA build.");
+    m.def("force_generic", [](bool on) { generic_only = on; }, nb::arg("on"),
+          "Run the generic build even where the AVX2/FMA one could run (tests).");
+}
