@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import country_kernel
+from agents import kernels
 from evenstar_env.content import Content, fingerprint, load_content
 from evenstar_env.engine.actions import ActionSpace
 from evenstar_env.env.observation import encoder_for
@@ -176,7 +176,7 @@ class StructuredPolicyValue(nn.Module):
         sp = ActionSpace.for_content(c)
         d = int(cfg.options.get("token", 32))
         self.max_pool = bool(cfg.options.get("max_pool", False))
-        self.native = True  # the fused country stage where built (agents/country_kernel.py)
+        self.native = True  # the fused kernels where built (agents/kernels.py)
         country, card, rest = token_indices(c)
         static = torch.tensor(np.stack(list(encoder_for(c).static_features.values()), 1))
         adj = torch.tensor(c.adj, dtype=torch.float32)
@@ -188,6 +188,7 @@ class StructuredPolicyValue(nn.Module):
         self.register_buffer("adj", adj / adj.sum(1, keepdim=True).clamp(min=1),
                              persistent=False)
         self.country0, self.card0, self.n, self.nc = sp.country0, sp.card0, c.n, c.nc
+        self.card_starts = kernels.field_starts(self.card_blocks, self.nc)
         self.country_in = nn.Linear(country.shape[1], d)
         self.country_static = nn.Linear(static.shape[1], d, bias=False)
         self.country_id = nn.Embedding(c.n, d)
@@ -229,24 +230,28 @@ class StructuredPolicyValue(nn.Module):
         nb = torch.sparse.mm(self.sparse_adj(), zc.reshape(n, b * d)).view(n, b, d)
         return torch.relu(self.country_out(zc) + self.neighbours(nb))
 
-    def country_graph(self) -> country_kernel.Graph:
+    def fused(self, obs: torch.Tensor) -> bool:
+        """Whether the fused kernels (agents/kernels.py) compute the stages of `obs`: on a
+        CPU where they are built, unless `native` is switched off."""
+        return (self.native and kernels.available() and obs.device.type == "cpu"
+                and obs.dtype == self.country_in.weight.dtype)
+
+    def country_graph(self) -> kernels.Graph:
         """The fused kernel's view of the map (cached like :meth:`sparse_adj`)."""
         cached = getattr(self, "_graph", None)
         key = (self.adj, self.adj._version, self.adj.dtype)
         if cached is None or cached[0] is not key[0] or cached[1:3] != key[1:]:
-            starts = torch.tensor([s + k * self.n for s, f in self.country_blocks
-                                   for k in range(f)])
-            self._graph = (*key, country_kernel.Graph.build(starts, self.adj))
+            starts = kernels.field_starts(self.country_blocks, self.n)
+            self._graph = (*key, kernels.Graph.build(starts, self.adj))
         return self._graph[3]
 
     def country_stage(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """The pooled country tokens (mean and spread, B x d each) and the token of given
-        (position, country) pairs: the fused native kernel on a CPU where it is built
-        (`native`), else :meth:`country_tokens`."""
-        if (self.native and country_kernel.available() and obs.device.type == "cpu"
-                and not self.max_pool and obs.dtype == self.country_in.weight.dtype):
+        (position, country) pairs: the fused kernel where it runs (not for ``max_pool``),
+        else :meth:`country_tokens`."""
+        if self.fused(obs) and not self.max_pool:
             ident = self.country_id.weight + self.country_static(self.static) + self.country_in.bias
-            z, mean, std = country_kernel.CountryStage.apply(
+            z, mean, std = kernels.CountryStage.apply(
                 obs.contiguous(), ident, self.country_in.weight, self.country_out.weight,
                 self.neighbours.weight, self.country_out.bias + self.neighbours.bias,
                 self.country_graph())
@@ -254,6 +259,15 @@ class StructuredPolicyValue(nn.Module):
         zc = self.country_tokens(obs)
         return (zc.mean(0), zc.amax(0) if self.max_pool else std_pool(zc, 0),
                 lambda b, i: zc[i, b])
+
+    def card_stage(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+        """The mean card token, the mean token of the hand and the token of given
+        (position, card) pairs: the fused kernel where it runs, else the sparse stage
+        from `SPARSE_CARDS_FROM` positions on and the dense one below."""
+        if self.fused(obs):
+            return self.fused_cards(obs.contiguous())
+        xk = gather_fields(obs, self.card_blocks, self.nc).transpose(1, 2)  # B x nc x f
+        return (self.sparse_cards if len(obs) >= SPARSE_CARDS_FROM else self.dense_cards)(xk)
 
     def card_token(self, fields: torch.Tensor, card: torch.Tensor) -> torch.Tensor:
         """The tokens (... x d) of cards `card` whose fields are `fields` (... x fields)."""
@@ -277,25 +291,52 @@ class StructuredPolicyValue(nn.Module):
         in_hand = torch.bmm(hand[:, None], zk)[:, 0] / hand.sum(1, keepdim=True).clamp(min=1)
         return zk.mean(1), in_hand, lambda b, k: zk[b, k]
 
+    def base_tokens(self, like: torch.Tensor) -> torch.Tensor:
+        """The token of each card whose fields are all 0 (nc x d): the card's alone."""
+        return self.card_token(like.new_zeros(self.nc, self.card_in.in_features),
+                               torch.arange(self.nc, device=like.device))
+
+    def row_pooling(self, present: torch.Tensor, rb: torch.Tensor, rk: torch.Tensor,
+                    zr: torch.Tensor, sums: torch.Tensor, hand: torch.Tensor,
+                    hand_count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+        """The card stage's outputs from the tokens `zr` of the present cards' rows (rb,
+        rk), their per-position `sums` and hand sums, and the cards in hand a position."""
+        base = self.base_tokens(zr)
+        # every card's base token, less those of the present cards (a small matrix
+        # product: gathering base[rk] row by row costs more, forward and back)
+        total = base.sum(0) - present.to(base.dtype) @ base + sums
+        where = torch.full(present.shape, -1, dtype=torch.long, device=zr.device)
+        where[rb, rk] = torch.arange(len(rb), device=zr.device)
+
+        def token_at(pb: torch.Tensor, pk: torch.Tensor) -> torch.Tensor:
+            if not len(zr):  # no card present in any position
+                return base[pk]
+            i = where[pb, pk]
+            return torch.where((i >= 0)[:, None], zr[i.clamp(min=0)], base[pk])
+        return total / self.nc, hand / hand_count.clamp(min=1)[:, None], token_at
+
     def sparse_cards(self, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """:meth:`dense_cards`, computing per position only the tokens of the cards with
         a non-zero field: the others' depend on the card alone (most of the deck)."""
         b = len(xk)
-        rb, rk = (xk != 0).any(2).nonzero(as_tuple=True)
+        present = (xk != 0).any(2)
+        rb, rk = present.nonzero(as_tuple=True)
         rows = xk[rb, rk]
         zr = self.card_token(rows, rk)
-        base = self.card_token(rows.new_zeros(self.nc, rows.shape[1]),
-                               torch.arange(self.nc, device=xk.device))  # the all-0 tokens
-        total = base.sum(0) + zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr - base[rk])
-        in_hand = zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr * rows[:, :1])
-        in_hand = in_hand / xk[:, :, 0].sum(1, keepdim=True).clamp(min=1)
-        where = torch.full((b, self.nc), -1, dtype=torch.long, device=xk.device)
-        where[rb, rk] = torch.arange(len(rb), device=xk.device)
+        sums = zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr)
+        h = rows[:, 0].nonzero().squeeze(1)  # the rows of cards in one's own hand
+        hand = zr.new_zeros(b, zr.shape[1]).index_add(0, rb[h], zr[h] * rows[h, :1])
+        return self.row_pooling(present, rb, rk, zr, sums, hand, xk[:, :, 0].sum(1))
 
-        def token_at(pb: torch.Tensor, pk: torch.Tensor) -> torch.Tensor:
-            i = where[pb, pk]
-            return torch.where((i >= 0)[:, None], zr[i.clamp(min=0)], base[pk])
-        return total / self.nc, in_hand, token_at
+    def fused_cards(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+        """:meth:`sparse_cards` with the present cards' rows in the fused kernel."""
+        present = kernels.cards_present(obs, self.card_starts, self.nc)
+        rb, rk = present.nonzero(as_tuple=True)
+        zr, sums, hand = kernels.CardRows.apply(
+            obs, rb, rk, self.card_id.weight + self.card_in.bias, self.card_in.weight,
+            self.card_out.weight, self.card_out.bias, self.card_starts)
+        s = int(self.card_starts[0])  # the hand field (CARD_FIELDS[0])
+        return self.row_pooling(present, rb, rk, zr, sums, hand, obs[:, s:s + self.nc].sum(1))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -306,9 +347,7 @@ class StructuredPolicyValue(nn.Module):
         if not b:  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
         country_mean, spread, country_token_at = self.country_stage(obs)
-        xk = gather_fields(obs, self.card_blocks, self.nc).transpose(1, 2)  # B x nc x f
-        stage = self.sparse_cards if b >= SPARSE_CARDS_FROM else self.dense_cards
-        card_mean, in_hand, card_token_at = stage(xk)
+        card_mean, in_hand, card_token_at = self.card_stage(obs)
         pooled = [country_mean, spread, card_mean, in_hand]
         t = self.trunk(torch.cat([obs[:, self.global_idx], *pooled], -1))
         logits = self.policy(t)

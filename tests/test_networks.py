@@ -7,7 +7,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents import country_kernel
+from agents import kernels
 from agents.networks import (
     NEG,
     CheckpointError,
@@ -176,7 +176,7 @@ def _reference_forward(net, x):
     return logits, torch.tanh(net.value(t)).squeeze(-1)
 
 
-NATIVE = pytest.mark.skipif(not country_kernel.available(), reason="the native core is not built")
+NATIVE = pytest.mark.skipif(not kernels.available(), reason="the native core is not built")
 
 
 @pytest.mark.parametrize("masked", [False, True])

@@ -1,132 +1,25 @@
-// The country-stage kernels (country_stage.h), included once per instruction set: the
+// The country-stage kernels (nn_kernels.h), included once per instruction set: the
 // including file defines EVENSTAR_NS (the namespace) and is compiled with its flags.
-// The loops run over the token width d, contiguous, which the compiler vectorises; for
-// the usual widths d is a compile-time constant.
+// The loops run over the token width d, contiguous; for the usual widths d is a
+// compile-time constant.
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <vector>
 
-#include "country_stage.h"
+#include "nn_kernels.h"
+#include "nn_row_ops.h"
 
 namespace evenstar::nn::EVENSTAR_NS {
 namespace {
 
+// Ask for position b's country fields ahead of use (reading them field by field waits
+// on memory otherwise: twelve short runs of the observation).
 template <class T>
-std::vector<T> transposed(const T* w, int rows, int cols) {
-    std::vector<T> t(size_t(rows) * cols);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) t[size_t(c) * rows + r] = w[size_t(r) * cols + c];
-    return t;
-}
-
-// Run f(lo, hi, part) on `threads` parts of [0, batch) (the caller's thread takes one).
-template <class F>
-void split(int64_t batch, int threads, F f) {
-    int parts = int(std::max<int64_t>(1, std::min<int64_t>(threads, batch / 64)));
-    std::vector<std::thread> pool;
-    for (int p = 1; p < parts; ++p)
-        pool.emplace_back(f, batch * p / parts, batch * (p + 1) / parts, p);
-    f(0, batch / parts, 0);
-    for (auto& t : pool) t.join();
-}
-
-// A row of D values as GCC/Clang vectors of 32 bytes (two AVX registers for 16 floats;
-// pairs of SSE registers in the generic build): the loops over a row are written on
-// them, because the compiler's own vectorisation of these short loops picks the wrong
-// loop and shuffles.  D = 0 (a width known only at run time) takes plain loops.
-// The loops have no branches on the data: a mispredicted branch per value costs more
-// than the multiply it would skip.
-template <class T>
-struct VecOf;
-template <>
-struct VecOf<float> {
-    typedef float type __attribute__((vector_size(32)));
-};
-template <>
-struct VecOf<double> {
-    typedef double type __attribute__((vector_size(32)));
-};
-template <class T>
-using Vec = typename VecOf<T>::type;
-
-template <class T>
-inline Vec<T> load(const T* p) {
-    Vec<T> x;
-    __builtin_memcpy(&x, p, sizeof(x));
-    return x;
-}
-
-template <class T>
-inline void store(T* p, Vec<T> x) {
-    __builtin_memcpy(p, &x, sizeof(x));
-}
-
-// out[0..d) = init[0..d) (or 0) + sum_k coef[k * cs] * rows[k * d .. k * d + d),  k < count
-template <class T, int D>
-inline void combine(T* out, const T* init, const T* __restrict coef, int64_t cs,
-                    const T* __restrict rows, int count, int d) {
-    if constexpr (D > 0) {
-        constexpr int L = int(32 / sizeof(T)), N = D / L;
-        static_assert(D % L == 0, "the width is a multiple of the vector length");
-        // Two sets of sums (even and odd k), so that the additions do not wait on each other.
-        Vec<T> acc[N], odd[N] = {};
-#pragma GCC unroll 8
-        for (int j = 0; j < N; ++j) acc[j] = init ? load(init + j * L) : Vec<T>{};
-        int k = 0;
-        for (; k + 1 < count; k += 2) {
-            const Vec<T> b = coef[k * cs] - Vec<T>{}, c = coef[(k + 1) * cs] - Vec<T>{};
-#pragma GCC unroll 8
-            for (int j = 0; j < N; ++j) {
-                acc[j] += b * load(rows + size_t(k) * D + j * L);
-                odd[j] += c * load(rows + size_t(k + 1) * D + j * L);
-            }
-        }
-        if (k < count) {
-            const Vec<T> b = coef[k * cs] - Vec<T>{};
-#pragma GCC unroll 8
-            for (int j = 0; j < N; ++j) acc[j] += b * load(rows + size_t(k) * D + j * L);
-        }
-#pragma GCC unroll 8
-        for (int j = 0; j < N; ++j) store(out + j * L, acc[j] + odd[j]);
-    } else {
-        std::vector<T> acc(d, T(0));
-        if (init) std::copy(init, init + d, acc.begin());
-        for (int k = 0; k < count; ++k)
-            for (int r = 0; r < d; ++r) acc[r] += coef[k * cs] * rows[size_t(k) * d + r];
-        std::copy(acc.begin(), acc.end(), out);
-    }
-}
-
-// out (n x d) = A x (n x d), A in CSR (ptr, col, val)
-template <class T, int D>
-inline void spmm(const int64_t* ptr, const int64_t* col, const T* val, const T* x, T* out,
-                 int n, int d) {
-    for (int i = 0; i < n; ++i) {
-        if constexpr (D > 0) {
-            constexpr int L = int(32 / sizeof(T)), N = D / L;
-            Vec<T> acc[N] = {};
-            for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p) {
-                const Vec<T> b = val[p] - Vec<T>{};
-#pragma GCC unroll 8
-                for (int j = 0; j < N; ++j) acc[j] += b * load(x + col[p] * D + j * L);
-            }
-#pragma GCC unroll 8
-            for (int j = 0; j < N; ++j) store(out + size_t(i) * D + j * L, acc[j]);
-        } else {
-            std::fill(out + size_t(i) * d, out + size_t(i + 1) * d, T(0));
-            for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p)
-                for (int r = 0; r < d; ++r) out[size_t(i) * d + r] += val[p] * x[col[p] * d + r];
-        }
-    }
-}
-
-// g (rows x d) += sum_i a[i, 0..rows) (outer) b[i, 0..d),  i < n  (a is n x rows, row stride as)
-template <class T, int D>
-inline void outer_sum(T* __restrict g, const T* __restrict a, int64_t as, int rows,
-                      const T* __restrict b, int n, int d) {
-    for (int c = 0; c < rows; ++c) combine<T, D>(g + size_t(c) * (D ? D : d), g + size_t(c) * (D ? D : d),
-                                                 a + c, as, b, n, d);
+inline void prefetch_fields(const CountryStage<T>& a, int64_t b) {
+    if (b >= a.batch) return;
+    const T* o = a.obs + b * a.obs_size;
+    for (int f = 0; f < a.fields; ++f)
+        for (int i = 0; i < a.n; i += int(64 / sizeof(T))) __builtin_prefetch(o + a.starts[f] + i);
 }
 
 template <class T, int D>
@@ -142,6 +35,7 @@ void forward_d(const CountryStage<T>& a, T* H, T* Z, T* mean, T* std, int thread
             const T* o = a.obs + b * a.obs_size;
             for (int f = 0; f < F; ++f)
                 for (int i = 0; i < n; ++i) x[size_t(i) * F + f] = o[a.starts[f] + i];
+            prefetch_fields(a, b + 1);
             T* h = H + b * n * d;
             T* z = Z + b * n * d;
             for (int i = 0; i < n; ++i) {
@@ -179,7 +73,7 @@ void backward_d(const CountryStage<T>& a, const T* H, const T* Z, const T* mean,
     const size_t sizes[5] = {size_t(n) * d, size_t(F) * d, size_t(d) * d, size_t(d) * d, size_t(d)};
     size_t total = 0;
     for (size_t s : sizes) total += s;
-    const int parts = int(std::max<int64_t>(1, std::min<int64_t>(threads, a.batch / 64)));
+    const int parts = parts_for(a.batch, threads);
     std::vector<T> acc_all(total * parts, T(0));
     split(a.batch, threads, [&](int64_t lo, int64_t hi, int part) {
         T* g_ident = &acc_all[total * part];
@@ -218,6 +112,7 @@ void backward_d(const CountryStage<T>& a, const T* H, const T* Z, const T* mean,
             for (size_t k = 0; k < nd; ++k) g_ident[k] += gq[k];
             for (int f = 0; f < F; ++f)
                 for (int i = 0; i < n; ++i) x[size_t(i) * F + f] = o[a.starts[f] + i];
+            prefetch_fields(a, b + 1);
             outer_sum<T, D>(g_win_t, x.data(), F, F, gq.data(), n, d);
         }
     });

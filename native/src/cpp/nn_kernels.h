@@ -1,11 +1,18 @@
-// The country stage of the structured policy network (agents/networks.py), fused:
+// Fused kernels of the structured policy network (agents/networks.py); not part of the
+// rules engine: no bit-identity promise (the order of the sums differs from PyTorch's);
+// tests hold them to PyTorch within rounding.
+//
+// The country stage:
 // forward and backward of
 //     h_i = relu(W_in x_i + ident_i)            x_i: country i's fields of the observation
 //     z_i = relu(W_out h_i + W_nb sum_j A_ij h_j + bias)
 //     mean = mean_i z_i,  std = std_i z_i       (over the n countries, unbiased)
 // per position, in one pass over each position's n x d values instead of a dozen
-// tensor-wide passes.  Not part of the rules engine: no bit-identity promise (the order
-// of the sums differs from PyTorch's); tests hold it to PyTorch within rounding.
+// tensor-wide passes.
+//
+// The card rows: for the (position b, card k) pairs whose fields x are not all 0,
+//     h = relu(W_in x + ident_k),  z = relu(W_out h + bias)
+// and per position the sum of z and the sum of x_0 z (x_0: the card is in one's hand).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +43,26 @@ struct CountryGrads {
     T *ident, *w_in, *w_out, *w_nb, *bias;  // shaped as the parameters
 };
 
-// One instruction-set build of the kernels (country_stage_impl.h).
+template <class T>
+struct CardRows {
+    const T* obs = nullptr;  // B x obs_size
+    int64_t batch = 0, obs_size = 0;
+    const int64_t* starts = nullptr;  // field f of card k is obs[b, starts[f] + k]
+    int fields = 0, cards = 0, d = 0;
+    int64_t rows = 0;
+    const int64_t *pos = nullptr, *card = nullptr;  // the rows' (b, k), sorted by b
+    const T* ident = nullptr;  // cards x d: the card's own term (the first layer's bias included)
+    const T* w_in = nullptr;   // d x fields
+    const T* w_out = nullptr;  // d x d
+    const T* bias = nullptr;   // d
+};
+
+template <class T>
+struct CardGrads {
+    T *ident, *w_in, *w_out, *bias;  // shaped as the parameters
+};
+
+// One instruction-set build of the kernels (nn_country_stage.h, nn_card_stage.h).
 #define EVENSTAR_COUNTRY_STAGE_DECLARE(ns)                                                  \
     namespace ns {                                                                          \
     template <class T>                                                                      \
@@ -45,6 +71,11 @@ struct CountryGrads {
     void backward(const CountryStage<T>& a, const T* h, const T* z, const T* mean,          \
                   const T* std, const T* gz, const T* gmean, const T* gstd,                 \
                   const CountryGrads<T>& g, int threads);                                   \
+    template <class T>                                                                      \
+    void card_forward(const CardRows<T>& a, T* h, T* z, T* sums, T* hand, int threads);     \
+    template <class T>                                                                      \
+    void card_backward(const CardRows<T>& a, const T* h, const T* z, const T* gz,           \
+                       const T* gsums, const T* ghand, const CardGrads<T>& g, int threads); \
     }
 
 EVENSTAR_COUNTRY_STAGE_DECLARE(generic)

@@ -1,4 +1,4 @@
-// Python bindings of the fused country stage (country_stage.h): the module
+// Python bindings of the network kernels (nn_kernels.h): the module
 // evenstar_native._kernels, separate from the rules engine's _core.  Arrays are CPU,
 // C-contiguous buffers of one type, float32 or float64 (int64 for indices), never
 // converted: a converted output would be a copy, and the results would be lost.
@@ -6,10 +6,11 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "country_stage.h"
+#include "nn_kernels.h"
 
 namespace nb = nanobind;
 using namespace evenstar::nn;
@@ -35,8 +36,9 @@ bool generic_only = false;  // tests run the generic build on AVX2 CPUs too
 
 bool use_avx2() { return has_avx2() && !generic_only; }
 
-void expect(bool ok, const std::string& what) {
-    if (!ok) throw std::invalid_argument("country stage: " + what);
+// The message is built only on failure (the checks run once a row).
+void expect(bool ok, const char* what, const char* name = "") {
+    if (!ok) throw std::invalid_argument(std::string("network kernel: ") + name + what);
 }
 
 template <class A>
@@ -87,7 +89,7 @@ CountryStage<T> stage(In<T> obs, Idx starts, In<T> ident, In<T> w_in, In<T> w_ou
 
 template <class T>
 void expect_size(const Out<T>& o, size_t k, const char* name) {
-    expect(count(o) == k, std::string(name) + " has the wrong size");
+    expect(count(o) == k, " has the wrong size", name);
 }
 
 auto array_arg(const char* name) { return nb::arg(name).noconvert(); }
@@ -145,12 +147,123 @@ void bind(nb::module_& m) {
           "Fill the parameter gradients g_* from the output gradients gz (or None), gmean, gstd.");
 }
 
+
+// The card rows' inputs, checked against each other's shapes.
+template <class T>
+CardRows<T> card_rows(In<T> obs, Idx starts, Idx pos, Idx card, In<T> ident, In<T> w_in,
+                      In<T> w_out, In<T> bias) {
+    CardRows<T> a;
+    expect(obs.ndim() == 2 && ident.ndim() == 2 && w_in.ndim() == 2, "obs, ident and w_in are 2-d");
+    a.obs = obs.data();
+    a.batch = int64_t(obs.shape(0));
+    a.obs_size = int64_t(obs.shape(1));
+    a.cards = int(ident.shape(0));
+    a.d = int(ident.shape(1));
+    a.fields = int(starts.shape(0));
+    a.rows = int64_t(pos.shape(0));
+    expect(a.fields > 0 && a.d > 0 && a.d <= kMaxWidth, "fields > 0 and a width d <= 256");
+    expect(w_in.shape(0) == size_t(a.d) && w_in.shape(1) == size_t(a.fields), "w_in is d x fields");
+    expect(count(w_out) == size_t(a.d) * a.d && count(bias) == size_t(a.d), "w_out is d x d, bias d");
+    expect(card.shape(0) == pos.shape(0), "pos and card have one entry a row");
+    for (size_t f = 0; f < starts.shape(0); ++f)
+        expect(starts.data()[f] >= 0 && starts.data()[f] + a.cards <= a.obs_size, "field outside obs");
+    for (int64_t r = 0; r < a.rows; ++r) {
+        const int64_t b = pos.data()[r], k = card.data()[r];
+        expect(b >= 0 && b < a.batch && k >= 0 && k < a.cards, "row outside the batch or the cards");
+        expect(r == 0 || b >= pos.data()[r - 1], "rows sorted by position");
+    }
+    a.starts = starts.data();
+    a.pos = pos.data();
+    a.card = card.data();
+    a.ident = ident.data();
+    a.w_in = w_in.data();
+    a.w_out = w_out.data();
+    a.bias = bias.data();
+    return a;
+}
+
+template <class T>
+const T* data_or_null(const std::optional<In<T>>& a, size_t k, const char* name) {
+    if (!a) return nullptr;
+    expect(count(*a) == k, " has the wrong size", name);
+    return a->data();
+}
+
+template <class T>
+void bind_cards(nb::module_& m) {
+    m.def("card_forward",
+          [](In<T> obs, Idx starts, Idx pos, Idx card, In<T> ident, In<T> w_in, In<T> w_out,
+             In<T> bias, Out<T> h, Out<T> z, Out<T> sums, Out<T> hand, int threads) {
+              auto a = card_rows<T>(obs, starts, pos, card, ident, w_in, w_out, bias);
+              const size_t rows = size_t(a.rows) * a.d, pooled = size_t(a.batch) * a.d;
+              expect_size(h, rows, "h");
+              expect_size(z, rows, "z");
+              expect_size(sums, pooled, "sums");
+              expect_size(hand, pooled, "hand");
+              nb::gil_scoped_release unlocked;
+              (use_avx2() ? avx2::card_forward<T> : generic::card_forward<T>)(
+                  a, h.data(), z.data(), sums.data(), hand.data(), threads);
+          },
+          array_arg("obs"), array_arg("starts"), array_arg("pos"), array_arg("card"),
+          array_arg("ident"), array_arg("w_in"), array_arg("w_out"), array_arg("bias"),
+          array_arg("h"), array_arg("z"), array_arg("sums"), array_arg("hand"),
+          nb::arg("threads") = 1,
+          "Fill h, z (rows x d) and per position sums and hand (B x d) of the rows (pos, card).");
+    m.def("card_backward",
+          [](In<T> obs, Idx starts, Idx pos, Idx card, In<T> ident, In<T> w_in, In<T> w_out,
+             In<T> bias, In<T> h, In<T> z, std::optional<In<T>> gz, std::optional<In<T>> gsums,
+             std::optional<In<T>> ghand, Out<T> g_ident, Out<T> g_w_in, Out<T> g_w_out,
+             Out<T> g_bias, int threads) {
+              auto a = card_rows<T>(obs, starts, pos, card, ident, w_in, w_out, bias);
+              const size_t rows = size_t(a.rows) * a.d, pooled = size_t(a.batch) * a.d;
+              expect(count(h) == rows && count(z) == rows, "h and z are rows x d");
+              const T* gzp = data_or_null(gz, rows, "gz");
+              const T* gsp = data_or_null(gsums, pooled, "gsums");
+              const T* ghp = data_or_null(ghand, pooled, "ghand");
+              expect_size(g_ident, size_t(a.cards) * a.d, "g_ident");
+              expect_size(g_w_in, size_t(a.d) * a.fields, "g_w_in");
+              expect_size(g_w_out, size_t(a.d) * a.d, "g_w_out");
+              expect_size(g_bias, size_t(a.d), "g_bias");
+              CardGrads<T> g{g_ident.data(), g_w_in.data(), g_w_out.data(), g_bias.data()};
+              nb::gil_scoped_release unlocked;
+              (use_avx2() ? avx2::card_backward<T> : generic::card_backward<T>)(
+                  a, h.data(), z.data(), gzp, gsp, ghp, g, threads);
+          },
+          array_arg("obs"), array_arg("starts"), array_arg("pos"), array_arg("card"),
+          array_arg("ident"), array_arg("w_in"), array_arg("w_out"), array_arg("bias"),
+          array_arg("h"), array_arg("z"), array_arg("gz").none(), array_arg("gsums").none(),
+          array_arg("ghand").none(), array_arg("g_ident"), array_arg("g_w_in"),
+          array_arg("g_w_out"), array_arg("g_bias"), nb::arg("threads") = 1,
+          "Fill the parameter gradients g_* from the output gradients (each may be None).");
+    m.def("cards_present",
+          [](In<T> obs, Idx starts, int cards, nb::ndarray<bool, nb::ndim<2>, nb::c_contig, nb::device::cpu> out) {
+              expect(obs.ndim() == 2 && out.shape(0) == obs.shape(0) && out.shape(1) == size_t(cards),
+                     "obs is B x obs_size and out B x cards");
+              for (size_t f = 0; f < starts.shape(0); ++f)
+                  expect(starts.data()[f] >= 0 && starts.data()[f] + cards <= int64_t(obs.shape(1)),
+                         "field outside obs");
+              const size_t size = obs.shape(1);
+              nb::gil_scoped_release unlocked;
+              for (size_t b = 0; b < obs.shape(0); ++b) {
+                  const T* o = obs.data() + b * size;
+                  bool* p = out.data() + b * cards;
+                  std::fill(p, p + cards, false);
+                  for (size_t f = 0; f < starts.shape(0); ++f)
+                      for (int k = 0; k < cards; ++k) p[k] |= o[starts.data()[f] + k] != 0;
+              }
+          },
+          array_arg("obs"), array_arg("starts"), nb::arg("cards"), array_arg("out"),
+          "Fill out (B x cards) with whether card k has a non-zero field in position b.");
+}
+
 }  // namespace
 
 NB_MODULE(_kernels, m) {
     m.doc() = "Fused neural-network kernels of the structured policy (not the rules engine).";
     bind<float>(m);
     bind<double>(m);
+    bind_cards<float>(m);
+    bind_cards<double>(m);
     m.def("has_avx2", &has_avx2, "Whether this CPU can run the kernels' AVX2/FMA build.");
     m.def("uses_avx2", &use_avx2, "Whether the kernels run their AVX2/FMA build.");
     m.def("force_generic", [](bool on) { generic_only = on; }, nb::arg("on"),

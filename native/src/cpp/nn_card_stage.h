@@ -1,0 +1,161 @@
+// The card-row kernels (nn_kernels.h), included once per instruction set like
+// nn_country_stage.h.
+#include <algorithm>
+#include <vector>
+
+#include "nn_kernels.h"
+#include "nn_row_ops.h"
+
+namespace evenstar::nn::EVENSTAR_NS {
+namespace {
+
+constexpr int kBlock = 64;  // rows whose weight gradients are summed in registers at once
+
+// Run f(lo, hi, part) on parts of the rows [0, rows) that never split a position's rows.
+template <class T, class F>
+void split_rows(const CardRows<T>& a, int threads, F f) {
+    const int parts = parts_for(a.rows, threads);
+    std::vector<int64_t> cut(parts + 1, a.rows);
+    for (int p = 0; p < parts; ++p) {
+        int64_t c = a.rows * p / parts;
+        while (c > 0 && c < a.rows && a.pos[c] == a.pos[c - 1]) ++c;
+        cut[p] = c;
+    }
+    std::vector<std::thread> pool;
+    for (int p = 1; p < parts; ++p) pool.emplace_back(f, cut[p], std::max(cut[p], cut[p + 1]), p);
+    f(cut[0], std::max(cut[0], cut[1]), 0);
+    for (auto& t : pool) t.join();
+}
+
+// The card fields of the position of row r (cards x fields, card-major) into xb, read
+// field by field (sequential reads: row by row, the twelve fields of a card lie in
+// twelve places of the observation and the reads wait on memory).  Returns row r's
+// fields, reloading only when the position changes.
+template <class T>
+inline const T* fields_of(const CardRows<T>& a, int64_t r, std::vector<T>& xb, int64_t& loaded) {
+    const int F = a.fields;
+    if (a.pos[r] != loaded) {
+        loaded = a.pos[r];
+        const T* o = a.obs + loaded * a.obs_size;
+        for (int f = 0; f < F; ++f)
+            for (int k = 0; k < a.cards; ++k) xb[size_t(k) * F + f] = o[a.starts[f] + k];
+        if (loaded + 1 < a.batch)  // the next position's fields, while this one's rows run
+            for (int f = 0; f < F; ++f)
+                for (int k = 0; k < a.cards; k += int(64 / sizeof(T)))
+                    __builtin_prefetch(o + a.obs_size + a.starts[f] + k);
+    }
+    return &xb[size_t(a.card[r]) * F];
+}
+
+template <class T, int D>
+void card_forward_d(const CardRows<T>& a, T* H, T* Z, T* sums, T* hand, int threads) {
+    const int d = D ? D : a.d, F = a.fields;
+    const auto win_t = transposed(a.w_in, d, F), wout_t = transposed(a.w_out, d, d);
+    std::fill(sums, sums + a.batch * d, T(0));
+    std::fill(hand, hand + a.batch * d, T(0));
+    split_rows(a, threads, [&](int64_t lo, int64_t hi, int) {
+        std::vector<T> xb(size_t(a.cards) * F);
+        int64_t loaded = -1;
+        for (int64_t r = lo; r < hi; ++r) {
+            const T* x = fields_of(a, r, xb, loaded);
+            T* h = H + r * d;
+            T* z = Z + r * d;
+            combine<T, D>(h, a.ident + a.card[r] * d, x, 1, win_t.data(), F, d);
+            for (int c = 0; c < d; ++c) h[c] = std::max(h[c], T(0));
+            combine<T, D>(z, a.bias, h, 1, wout_t.data(), d, d);
+            for (int c = 0; c < d; ++c) z[c] = std::max(z[c], T(0));
+            T* s = sums + a.pos[r] * d;
+            T* k = hand + a.pos[r] * d;
+            for (int c = 0; c < d; ++c) {
+                s[c] += z[c];
+                k[c] += x[0] * z[c];
+            }
+        }
+    });
+}
+
+template <class T, int D>
+void card_backward_d(const CardRows<T>& a, const T* H, const T* Z, const T* gZ,
+                     const T* gsums, const T* ghand, const CardGrads<T>& g, int threads) {
+    const int d = D ? D : a.d, F = a.fields;
+    // Per part: d(ident) cards x d, d(W_in)^T F x d, d(W_out)^T d x d, d(bias).
+    const size_t sizes[4] = {size_t(a.cards) * d, size_t(F) * d, size_t(d) * d, size_t(d)};
+    const size_t total = sizes[0] + sizes[1] + sizes[2] + sizes[3];
+    const int parts = parts_for(a.rows, threads);
+    std::vector<T> acc_all(total * parts, T(0));
+    split_rows(a, threads, [&](int64_t lo, int64_t hi, int part) {
+        T* g_ident = &acc_all[total * part];
+        T* g_win_t = g_ident + sizes[0];
+        T* g_wout_t = g_win_t + sizes[1];
+        T* g_bias = g_wout_t + sizes[2];
+        // a block of rows: their fields, the gradients before each ReLU
+        std::vector<T> x(size_t(kBlock) * F), gp(size_t(kBlock) * d), gq(size_t(kBlock) * d);
+        std::vector<T> xb(size_t(a.cards) * F);
+        int64_t loaded = -1;
+        for (int64_t r0 = lo; r0 < hi; r0 += kBlock) {
+            const int m = int(std::min<int64_t>(kBlock, hi - r0));
+            for (int j = 0; j < m; ++j) {
+                const int64_t r = r0 + j, b = a.pos[r];
+                T* xj = &x[size_t(j) * F];
+                const T* xr = fields_of(a, r, xb, loaded);
+                std::copy(xr, xr + F, xj);
+                const T* z = Z + r * d;
+                const T* h = H + r * d;
+                T* p = &gp[size_t(j) * d];
+                for (int c = 0; c < d; ++c) {
+                    const T gz = (gZ ? gZ[r * d + c] : T(0)) + (gsums ? gsums[b * d + c] : T(0))
+                                 + (ghand ? xj[0] * ghand[b * d + c] : T(0));
+                    p[c] = z[c] > 0 ? gz : T(0);
+                }
+                T* q = &gq[size_t(j) * d];
+                combine<T, D>(q, nullptr, p, 1, a.w_out, d, d);  // W_out^T p
+                for (int c = 0; c < d; ++c) q[c] = h[c] > 0 ? q[c] : T(0);
+                T* gi = g_ident + a.card[r] * d;
+                for (int c = 0; c < d; ++c) gi[c] += q[c];
+            }
+            std::vector<T> ones(m, T(1));
+            combine<T, D>(g_bias, g_bias, ones.data(), 1, gp.data(), m, d);
+            outer_sum<T, D>(g_wout_t, H + r0 * d, d, d, gp.data(), m, d);
+            outer_sum<T, D>(g_win_t, x.data(), F, F, gq.data(), m, d);
+        }
+    });
+    for (int p = 1; p < parts; ++p)
+        for (size_t k = 0; k < total; ++k) acc_all[k] += acc_all[total * p + k];
+    const T* s = acc_all.data();
+    std::copy(s, s + sizes[0], g.ident);
+    s += sizes[0];
+    for (int f = 0; f < F; ++f)
+        for (int c = 0; c < d; ++c) g.w_in[size_t(c) * F + f] = s[size_t(f) * d + c];
+    s += sizes[1];
+    for (int k = 0; k < d; ++k)
+        for (int c = 0; c < d; ++c) g.w_out[size_t(c) * d + k] = s[size_t(k) * d + c];
+    s += sizes[2];
+    std::copy(s, s + sizes[3], g.bias);
+}
+
+}  // namespace
+
+template <class T>
+void card_forward(const CardRows<T>& a, T* h, T* z, T* sums, T* hand, int threads) {
+    if (a.d == 16) return card_forward_d<T, 16>(a, h, z, sums, hand, threads);
+    if (a.d == 32) return card_forward_d<T, 32>(a, h, z, sums, hand, threads);
+    card_forward_d<T, 0>(a, h, z, sums, hand, threads);
+}
+
+template <class T>
+void card_backward(const CardRows<T>& a, const T* h, const T* z, const T* gz, const T* gsums,
+                   const T* ghand, const CardGrads<T>& g, int threads) {
+    if (a.d == 16) return card_backward_d<T, 16>(a, h, z, gz, gsums, ghand, g, threads);
+    if (a.d == 32) return card_backward_d<T, 32>(a, h, z, gz, gsums, ghand, g, threads);
+    card_backward_d<T, 0>(a, h, z, gz, gsums, ghand, g, threads);
+}
+
+#define EVENSTAR_INSTANTIATE(T)                                                              \
+    template void card_forward<T>(const CardRows<T>&, T*, T*, T*, T*, int);                  \
+    template void card_backward<T>(const CardRows<T>&, const T*, const T*, const T*,         \
+                                   const T*, const T*, const CardGrads<T>&, int);
+EVENSTAR_INSTANTIATE(float)
+EVENSTAR_INSTANTIATE(double)
+#undef EVENSTAR_INSTANTIATE
+
+}  // namespace evenstar::nn::EVENSTAR_NS

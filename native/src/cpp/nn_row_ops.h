@@ -1,0 +1,136 @@
+// Loops over rows of d values shared by the network kernels (nn_kernels.h), included
+// once per instruction-set build: the including file defines EVENSTAR_NS.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace evenstar::nn::EVENSTAR_NS {
+namespace {
+
+template <class T>
+std::vector<T> transposed(const T* w, int rows, int cols) {
+    std::vector<T> t(size_t(rows) * cols);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) t[size_t(c) * rows + r] = w[size_t(r) * cols + c];
+    return t;
+}
+
+// The number of parts `split` makes: one per thread, each of at least 64 items.
+inline int parts_for(int64_t batch, int threads) {
+    return int(std::max<int64_t>(1, std::min<int64_t>(threads, batch / 64)));
+}
+
+// Run f(lo, hi, part) on the parts of [0, batch) (the caller's thread takes the first).
+template <class F>
+void split(int64_t batch, int threads, F f) {
+    const int parts = parts_for(batch, threads);
+    std::vector<std::thread> pool;
+    for (int p = 1; p < parts; ++p)
+        pool.emplace_back(f, batch * p / parts, batch * (p + 1) / parts, p);
+    f(0, batch / parts, 0);
+    for (auto& t : pool) t.join();
+}
+
+// A row of D values as GCC/Clang vectors of 32 bytes (two AVX registers for 16 floats;
+// pairs of SSE registers in the generic build): the loops over a row are written on
+// them, because the compiler's own vectorisation of these short loops picks the wrong
+// loop and shuffles.  D = 0 (a width known only at run time) takes plain loops.
+// The loops have no branches on the data: a mispredicted branch per value costs more
+// than the multiply it would skip.
+template <class T>
+struct VecOf;
+template <>
+struct VecOf<float> {
+    typedef float type __attribute__((vector_size(32)));
+};
+template <>
+struct VecOf<double> {
+    typedef double type __attribute__((vector_size(32)));
+};
+template <class T>
+using Vec = typename VecOf<T>::type;
+
+template <class T>
+inline Vec<T> load(const T* p) {
+    Vec<T> x;
+    __builtin_memcpy(&x, p, sizeof(x));
+    return x;
+}
+
+template <class T>
+inline void store(T* p, Vec<T> x) {
+    __builtin_memcpy(p, &x, sizeof(x));
+}
+
+// out[0..d) = init[0..d) (or 0) + sum_k coef[k * cs] * rows[k * d .. k * d + d),  k < count
+template <class T, int D>
+inline void combine(T* out, const T* init, const T* __restrict coef, int64_t cs,
+                    const T* __restrict rows, int count, int d) {
+    if constexpr (D > 0) {
+        constexpr int L = int(32 / sizeof(T)), N = D / L;
+        static_assert(D % L == 0, "the width is a multiple of the vector length");
+        // Two sets of sums (even and odd k), so that the additions do not wait on each other.
+        Vec<T> acc[N], odd[N] = {};
+#pragma GCC unroll 8
+        for (int j = 0; j < N; ++j) acc[j] = init ? load(init + j * L) : Vec<T>{};
+        int k = 0;
+        for (; k + 1 < count; k += 2) {
+            const Vec<T> b = coef[k * cs] - Vec<T>{}, c = coef[(k + 1) * cs] - Vec<T>{};
+#pragma GCC unroll 8
+            for (int j = 0; j < N; ++j) {
+                acc[j] += b * load(rows + size_t(k) * D + j * L);
+                odd[j] += c * load(rows + size_t(k + 1) * D + j * L);
+            }
+        }
+        if (k < count) {
+            const Vec<T> b = coef[k * cs] - Vec<T>{};
+#pragma GCC unroll 8
+            for (int j = 0; j < N; ++j) acc[j] += b * load(rows + size_t(k) * D + j * L);
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < N; ++j) store(out + j * L, acc[j] + odd[j]);
+    } else {
+        std::vector<T> acc(d, T(0));
+        if (init) std::copy(init, init + d, acc.begin());
+        for (int k = 0; k < count; ++k)
+            for (int r = 0; r < d; ++r) acc[r] += coef[k * cs] * rows[size_t(k) * d + r];
+        std::copy(acc.begin(), acc.end(), out);
+    }
+}
+
+// out (n x d) = A x (n x d), A in CSR (ptr, col, val)
+template <class T, int D>
+inline void spmm(const int64_t* ptr, const int64_t* col, const T* val, const T* x, T* out,
+                 int n, int d) {
+    for (int i = 0; i < n; ++i) {
+        if constexpr (D > 0) {
+            constexpr int L = int(32 / sizeof(T)), N = D / L;
+            Vec<T> acc[N] = {};
+            for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p) {
+                const Vec<T> b = val[p] - Vec<T>{};
+#pragma GCC unroll 8
+                for (int j = 0; j < N; ++j) acc[j] += b * load(x + col[p] * D + j * L);
+            }
+#pragma GCC unroll 8
+            for (int j = 0; j < N; ++j) store(out + size_t(i) * D + j * L, acc[j]);
+        } else {
+            std::fill(out + size_t(i) * d, out + size_t(i + 1) * d, T(0));
+            for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p)
+                for (int r = 0; r < d; ++r) out[size_t(i) * d + r] += val[p] * x[col[p] * d + r];
+        }
+    }
+}
+
+// g (rows x d) += sum_i a[i, 0..rows) (outer) b[i, 0..d),  i < n  (a is n x rows, row stride as)
+template <class T, int D>
+inline void outer_sum(T* __restrict g, const T* __restrict a, int64_t as, int rows,
+                      const T* __restrict b, int n, int d) {
+    for (int c = 0; c < rows; ++c) combine<T, D>(g + size_t(c) * (D ? D : d), g + size_t(c) * (D ? D : d),
+                                                 a + c, as, b, n, d);
+}
+
+}  // namespace
+}  // namespace evenstar::nn::EVENSTAR_NS
