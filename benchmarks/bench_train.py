@@ -13,13 +13,16 @@ in parallel, so the slower of the two sets the pace).
 self-play from a fresh network, ``--backend ray --overlap``, 2 epochs, one thread each
 and two for the rest of an update once the next batch is in, as ``make train``)
 and reports the median learner steps/s it printed over the last two thirds of its
-updates: the figure the issue's 5,000/s target is about.
+updates: the figure the issue's 5,000/s target is about.  A fresh network's self-play
+games are short and early, so ``--real-mix SECONDS`` also runs ``make train``'s own
+PPO step that long: from the shipped policy (``--init``), with its league mix (70% of
+the games against the heuristic, 20% self-play) and its KL reference.
 
 A network is ``KIND:WIDTHS[:TOKEN]`` (agents/networks.py): ``mlp:256,256``,
 ``structured:256,256:16`` (trunk widths, token width).
 
 Usage: python benchmarks/bench_train.py [--nets mlp:256,256 structured:256,256:16]
-           [--epochs 3] [--end-to-end 120] [--out PATH]
+           [--epochs 3] [--end-to-end 120] [--real-mix 300 [--init PATH]] [--out PATH]
 """
 
 from __future__ import annotations
@@ -82,11 +85,19 @@ def measure(spec: str, epochs: int, num_envs: int, steps: int,
             "two_cores_overlap_steps_per_s": round(1e6 / max(us["rollout"], us["update"]), 1)}
 
 
-def end_to_end(spec: str, seconds: float, num_envs: int, steps: int) -> dict[str, float]:
-    """The trainer's own learner steps/s: self-play, Ray overlap, `seconds` long."""
+# make train's PPO step (Makefile), less its evaluation and checkpoints
+REAL_MIX = dict(selfplay_frac=0.2, scripted_frac=0.7, scripted="heuristic", lr=1e-4,
+                ent_coef=0.0, kl_coef=0.1, kl_coef_final=0.05, value_warmup=30, seed=7)
+
+
+def end_to_end(spec: str, seconds: float, num_envs: int, steps: int,
+               **settings: Any) -> dict[str, float]:
+    """The trainer's own learner steps/s, Ray overlap, `seconds` long: self-play from a
+    fresh network, or the given `settings` (:data:`REAL_MIX` and ``init``)."""
+    mix = settings or dict(selfplay_frac=1.0, scripted_frac=0.0, **net_settings(spec))
     with tempfile.TemporaryDirectory() as runs:
-        cfg = TrainConfig(name="bench", runs_dir=runs, minutes=seconds / 60, **net_settings(spec),
-                          selfplay_frac=1.0, scripted_frac=0.0, backend="ray", overlap=True,
+        cfg = TrainConfig(name="bench", runs_dir=runs, minutes=seconds / 60, **mix,
+                          backend="ray", overlap=True,
                           epochs=2, num_envs=num_envs, rollout_steps=steps, threads=1,
                           threads_idle=2,
                           eval_every=10**6, eval_games=1, eval_opponents="random",
@@ -109,6 +120,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--end-to-end", type=float, default=0.0, metavar="SECONDS",
                     help="also run the trainer this long per network (0: skip)")
+    ap.add_argument("--real-mix", type=float, default=0.0, metavar="SECONDS",
+                    help="also run make train's PPO step this long from --init (0: skip)")
+    ap.add_argument("--init", default="agents/checkpoints/learned",
+                    help="the policy --real-mix starts from")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/train.json"))
     a = ap.parse_args()
     for spec in a.nets:
@@ -134,9 +149,15 @@ def main() -> None:
               f"--threads-idle 2): "
               f"{trainer[h]['median_steps_per_s']:.0f} learner steps/s "
               f"({trainer[h]['samples']} samples in {a.end_to_end:.0f} s)")
+    real = {}
+    if a.real_mix > 0:
+        real = end_to_end(a.init, a.real_mix, a.num_envs, a.steps, init=a.init, **REAL_MIX)
+        print(f"{a.init:>22} make train's PPO step ({a.real_mix:.0f} s, league mix, from "
+              f"this policy): {real['median_steps_per_s']:.0f} learner steps/s "
+              f"({real['samples']} samples)")
     write_results({"machine": machine(), "load_before": load, "epochs": a.epochs,
                    "num_envs": a.num_envs, "steps": a.steps, "results": rows,
-                   "end_to_end": trainer}, a.out)
+                   "end_to_end": trainer, "real_mix": real}, a.out)
 
 
 if __name__ == "__main__":

@@ -101,15 +101,16 @@ void card_backward_d(const CardRows<T>& a, const T* H, const T* Z, const T* gZ,
                 std::copy(xr, xr + F, xj);
                 const T* z = Z + r * d;
                 const T* h = H + r * d;
-                T* p = &gp[size_t(j) * d];
-                for (int c = 0; c < d; ++c) {
-                    const T gz = (gZ ? gZ[r * d + c] : T(0)) + (gsums ? gsums[b * d + c] : T(0))
-                                 + (ghand ? xj[0] * ghand[b * d + c] : T(0));
-                    p[c] = z[c] > 0 ? gz : T(0);
-                }
+                T* __restrict p = &gp[size_t(j) * d];
+                const T* __restrict gzr = gZ ? gZ + r * d : nullptr;
+                const T* __restrict gs = gsums ? gsums + b * d : nullptr;
+                const T* __restrict gk = ghand ? ghand + b * d : nullptr;
+                for (int c = 0; c < d; ++c)
+                    p[c] = (gzr ? gzr[c] : T(0)) + (gs ? gs[c] : T(0)) + (gk ? xj[0] * gk[c] : T(0));
+                gated(p, p, z, d);
                 T* q = &gq[size_t(j) * d];
                 combine<T, D>(q, nullptr, p, 1, a.w_out, d, d);  // W_out^T p
-                for (int c = 0; c < d; ++c) q[c] = h[c] > 0 ? q[c] : T(0);
+                gated(q, q, h, d);
                 T* gi = g_ident + a.card[r] * d;
                 for (int c = 0; c < d; ++c) gi[c] += q[c];
             }

@@ -94,11 +94,14 @@ void backward_d(const CountryStage<T>& a, const T* H, const T* Z, const T* mean,
                 coef[r] = s > 0 ? gstd[b * d + r] / ((n - 1) * s) : T(0);
                 gm[r] = gmean[b * d + r] / n;
             }
+            T* __restrict gpp = gp.data();
+            const T* __restrict gzb = gZ ? gZ + b * nd : nullptr;
             for (int i = 0; i < n; ++i)
                 for (int r = 0; r < d; ++r) {
                     const size_t k = size_t(i) * d + r;
-                    gp[k] = z[k] > 0 ? (gZ ? gZ[b * nd + k] : T(0)) + gm[r] + coef[r] * (z[k] - m[r]) : T(0);
+                    gpp[k] = (gzb ? gzb[k] : T(0)) + gm[r] + coef[r] * (z[k] - m[r]);
                 }
+            gated(gpp, gpp, z, nd);
             spmm<T, D>(a.ptr, a.col, a.val, h, nb.data(), n, d);
             combine<T, D>(g_bias, g_bias, ones.data(), 1, gp.data(), n, d);
             outer_sum<T, D>(g_wout_t, h, d, d, gp.data(), n, d);
@@ -108,7 +111,8 @@ void backward_d(const CountryStage<T>& a, const T* H, const T* Z, const T* mean,
                 combine<T, D>(&gnb[size_t(i) * d], nullptr, &gp[size_t(i) * d], 1, a.w_nb, d, d);
             }
             spmm<T, D>(a.tptr, a.tcol, a.tval, gnb.data(), gq.data(), n, d);
-            for (size_t k = 0; k < nd; ++k) gq[k] = h[k] > 0 ? gq[k] + gh[k] : T(0);
+            for (size_t k = 0; k < nd; ++k) gq[k] += gh[k];
+            gated(gq.data(), gq.data(), h, nd);
             for (size_t k = 0; k < nd; ++k) g_ident[k] += gq[k];
             for (int f = 0; f < F; ++f)
                 for (int i = 0; i < n; ++i) x[size_t(i) * F + f] = o[a.starts[f] + i];

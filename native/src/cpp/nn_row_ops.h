@@ -65,6 +65,19 @@ inline void store(T* p, Vec<T> x) {
     __builtin_memcpy(p, &x, sizeof(x));
 }
 
+// out[k] = g[k] where ref[k] > 0, else 0 (k < len): a ReLU's backward, as vector
+// selects (the compiler turns the plain loop into a branch per value, mispredicted).
+template <class T>
+inline void gated(T* out, const T* g, const T* ref, size_t len) {
+    constexpr size_t L = 32 / sizeof(T);
+    size_t k = 0;
+    for (; k + L <= len; k += L) {
+        const Vec<T> r = load(ref + k), v = load(g + k);
+        store(out + k, r > Vec<T>{} ? v : Vec<T>{});
+    }
+    for (; k < len; ++k) out[k] = ref[k] > 0 ? g[k] : T(0);
+}
+
 // out[0..d) = init[0..d) (or 0) + sum_k coef[k * cs] * rows[k * d .. k * d + d),  k < count
 template <class T, int D>
 inline void combine(T* out, const T* init, const T* __restrict coef, int64_t cs,
