@@ -132,6 +132,17 @@ def field_blocks(idx: torch.Tensor) -> list[tuple[int, int]]:
     return [(s, k) for s, k in blocks]
 
 
+def index_ranges(idx: torch.Tensor) -> list[tuple[int, int]]:
+    """The increasing indices `idx` as runs of consecutive ones: (start, stop) slices."""
+    runs: list[list[int]] = []
+    for i in idx.tolist():
+        if runs and runs[-1][1] == i:
+            runs[-1][1] += 1
+        else:
+            runs.append([i, i + 1])
+    return [(a, b) for a, b in runs]
+
+
 def gather_fields(obs: torch.Tensor, blocks: list[tuple[int, int]], n: int) -> torch.Tensor:
     """The token fields of `obs` (B x fields x n) from its `blocks` (slices, no index op)."""
     b = obs.shape[0]
@@ -183,6 +194,8 @@ class StructuredPolicyValue(nn.Module):
         self.register_buffer("country_idx", country, persistent=False)
         self.register_buffer("card_idx", card, persistent=False)
         self.register_buffer("global_idx", rest, persistent=False)
+        # the global fields as slices: ``obs[:, global_idx]`` costs 13x their concatenation
+        self.global_ranges = index_ranges(rest)
         self.country_blocks, self.card_blocks = field_blocks(country), field_blocks(card)
         self.register_buffer("static", static, persistent=False)
         self.register_buffer("adj", adj / adj.sum(1, keepdim=True).clamp(min=1),
@@ -349,7 +362,7 @@ class StructuredPolicyValue(nn.Module):
         country_mean, spread, country_token_at = self.country_stage(obs)
         card_mean, in_hand, card_token_at = self.card_stage(obs)
         pooled = [country_mean, spread, card_mean, in_hand]
-        t = self.trunk(torch.cat([obs[:, self.global_idx], *pooled], -1))
+        t = self.trunk(torch.cat([*(obs[:, a:b] for a, b in self.global_ranges), *pooled], -1))
         logits = self.policy(t)
         legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
         cb, ck = legal[:, self.card0:self.card0 + self.nc].nonzero(as_tuple=True)

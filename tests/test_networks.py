@@ -258,6 +258,16 @@ def test_the_cached_sparse_adjacency_follows_the_buffer(scfg):
     assert torch.allclose(net(x)[0], _reference_forward(net, x)[0], atol=1e-10)
 
 
+@given(st.sets(st.integers(0, 40)))
+def test_index_ranges_are_the_indices_as_slices(indices):
+    from agents.networks import index_ranges
+
+    idx = torch.tensor(sorted(indices), dtype=torch.long)
+    ranges = index_ranges(idx)
+    assert [i for a, b in ranges for i in range(a, b)] == idx.tolist()
+    assert all(b1 < a2 for (_, b1), (a2, _) in zip(ranges, ranges[1:], strict=False))
+
+
 @given(st.integers(2, 6), st.integers(1, 4), st.booleans())
 def test_std_pool_is_torch_std_with_its_gradient(n, d, constant):
     from agents.networks import std_pool

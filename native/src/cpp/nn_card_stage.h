@@ -27,24 +27,21 @@ void split_rows(const CardRows<T>& a, int threads, F f) {
     for (auto& t : pool) t.join();
 }
 
-// The card fields of the position of row r (cards x fields, card-major) into xb, read
-// field by field (sequential reads: row by row, the twelve fields of a card lie in
-// twelve places of the observation and the reads wait on memory).  Returns row r's
-// fields, reloading only when the position changes.
+// Row r's fields into x (twelve places of the observation, each read waits on memory
+// unless it is in cache: the next position's fields are asked for ahead when the
+// position changes).
 template <class T>
-inline const T* fields_of(const CardRows<T>& a, int64_t r, std::vector<T>& xb, int64_t& loaded) {
-    const int F = a.fields;
+inline const T* fields_of(const CardRows<T>& a, int64_t r, std::vector<T>& x, int64_t& loaded) {
+    const T* o = a.obs + a.pos[r] * a.obs_size;
     if (a.pos[r] != loaded) {
         loaded = a.pos[r];
-        const T* o = a.obs + loaded * a.obs_size;
-        for (int f = 0; f < F; ++f)
-            for (int k = 0; k < a.cards; ++k) xb[size_t(k) * F + f] = o[a.starts[f] + k];
-        if (loaded + 1 < a.batch)  // the next position's fields, while this one's rows run
-            for (int f = 0; f < F; ++f)
+        if (loaded + 1 < a.batch)
+            for (int f = 0; f < a.fields; ++f)
                 for (int k = 0; k < a.cards; k += int(64 / sizeof(T)))
                     __builtin_prefetch(o + a.obs_size + a.starts[f] + k);
     }
-    return &xb[size_t(a.card[r]) * F];
+    for (int f = 0; f < a.fields; ++f) x[f] = o[a.starts[f] + a.card[r]];
+    return x.data();
 }
 
 template <class T, int D>
@@ -54,7 +51,7 @@ void card_forward_d(const CardRows<T>& a, T* H, T* Z, T* sums, T* hand, int thre
     std::fill(sums, sums + a.batch * d, T(0));
     std::fill(hand, hand + a.batch * d, T(0));
     split_rows(a, threads, [&](int64_t lo, int64_t hi, int) {
-        std::vector<T> xb(size_t(a.cards) * F);
+        std::vector<T> xb(F);
         int64_t loaded = -1;
         for (int64_t r = lo; r < hi; ++r) {
             const T* x = fields_of(a, r, xb, loaded);
@@ -90,7 +87,7 @@ void card_backward_d(const CardRows<T>& a, const T* H, const T* Z, const T* gZ,
         T* g_bias = g_wout_t + sizes[2];
         // a block of rows: their fields, the gradients before each ReLU
         std::vector<T> x(size_t(kBlock) * F), gp(size_t(kBlock) * d), gq(size_t(kBlock) * d);
-        std::vector<T> xb(size_t(a.cards) * F);
+        std::vector<T> xb(F);
         int64_t loaded = -1;
         for (int64_t r0 = lo; r0 < hi; r0 += kBlock) {
             const int m = int(std::min<int64_t>(kBlock, hi - r0));
