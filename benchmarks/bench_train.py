@@ -42,7 +42,7 @@ import torch
 from common import machine, write_results
 
 from agents.networks import CheckpointError, build_network, fresh_config
-from experiments.train import RolloutWorker, TrainConfig, Trainer, _state_dict, ppo_update
+from experiments.train import RolloutWorker, TrainConfig, Trainer, _state_dict, adam, ppo_update
 
 
 def net_settings(spec: str) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def measure(spec: str, epochs: int, num_envs: int, steps: int,
     net_cfg = Trainer.network_config(cfg)
     net = build_network(net_cfg)
     worker = RolloutWorker(asdict(cfg), asdict(net_cfg), 0)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    opt = adam(net.parameters(), cfg.lr)
     rng = np.random.default_rng(0)
     torch.set_num_threads(1)
     worker.collect(_state_dict(net), {})  # warm up: the first games' start, allocations

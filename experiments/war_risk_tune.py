@@ -53,7 +53,7 @@ from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from experiments.files import ensure_output_dir, write_text_atomic
-from experiments.train import RolloutWorker, TrainConfig, torch_threads
+from experiments.train import RolloutWorker, TrainConfig, adam, torch_threads
 
 
 @dataclass
@@ -260,7 +260,7 @@ def tune(cfg: TuneConfig) -> Path:
                             selfplay_frac=cfg.selfplay_frac, scripted_frac=1 - cfg.selfplay_frac,
                             scripted=cfg.opponents, china_frac=cfg.china_frac)
     worker = RolloutWorker(asdict(train_cfg), asdict(net_cfg), 0)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+    opt = adam(net.parameters(), cfg.lr)
     rows: Rows | None = None
     log: list[dict[str, Any]] = []
     t0 = time.perf_counter()

@@ -428,3 +428,32 @@ def test_war_risk_term_enters_the_update_only_when_asked():
     assert zero["war_risk"] == 0.0 and on["war_risk_rows"] == n
     assert on["war_risk"] == pytest.approx(np.log(2), abs=0.05)  # a fresh net: ~uniform
     assert not all(torch.equal(a, b) for a, b in zip(without, w_on, strict=True))
+
+
+def test_the_trainers_adam_is_pytorchs_fused_one_and_takes_an_unfused_state():
+    """``adam`` (the trainer's, the war-risk DAgger's and the benchmark's optimizer) is
+    the fused kernel on a CPU, and continues from a state that the plain one saved (a
+    run begun before it, resumed)."""
+    import copy
+
+    from experiments.train import adam
+
+    torch.manual_seed(0)
+    net = torch.nn.Linear(4, 3)
+    plain = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-5)
+    net(torch.randn(5, 4)).sum().backward()
+    plain.step()
+    fused = adam(net.parameters(), 1e-3)
+    assert fused.defaults["fused"] is True
+    fused.load_state_dict(copy.deepcopy(plain.state_dict()))  # (loading shares tensors)
+    twin = torch.nn.Linear(4, 3)
+    twin.load_state_dict(net.state_dict())
+    again = torch.optim.Adam(twin.parameters(), lr=1e-3, eps=1e-5)
+    again.load_state_dict(copy.deepcopy(plain.state_dict()))
+    x = torch.randn(5, 4)
+    for m, opt in ((net, fused), (twin, again)):
+        opt.zero_grad()
+        m(x).square().sum().backward()
+        opt.step()
+    assert torch.allclose(net.weight, twin.weight, atol=1e-7)
+    assert adam(net.parameters(), 1e-3, "meta").defaults["fused"] is None
