@@ -37,7 +37,7 @@ inline const T* fields_of(const CardRows<T>& a, int64_t r, std::vector<T>& x, in
         loaded = a.pos[r];
         if (loaded + 1 < a.batch)
             for (int f = 0; f < a.fields; ++f)
-                for (int k = 0; k < a.cards; k += int(64 / sizeof(T)))
+                for (int k = 0; k < a.tokens; k += int(64 / sizeof(T)))
                     __builtin_prefetch(o + a.obs_size + a.starts[f] + k);
     }
     for (int f = 0; f < a.fields; ++f) x[f] = o[a.starts[f] + a.card[r]];
@@ -75,16 +75,9 @@ template <class T, int D>
 void card_backward_d(const CardRows<T>& a, const T* H, const T* Z, const T* gZ,
                      const T* gsums, const T* ghand, const CardGrads<T>& g, int threads) {
     const int d = D ? D : a.d, F = a.fields;
-    // Per part: d(ident) cards x d, d(W_in)^T F x d, d(W_out)^T d x d, d(bias).
-    const size_t sizes[4] = {size_t(a.cards) * d, size_t(F) * d, size_t(d) * d, size_t(d)};
-    const size_t total = sizes[0] + sizes[1] + sizes[2] + sizes[3];
-    const int parts = parts_for(a.rows, threads);
-    std::vector<T> acc_all(total * parts, T(0));
+    GradSums<T> sums(a.tokens, F, d, false, parts_for(a.rows, threads));
     split_rows(a, threads, [&](int64_t lo, int64_t hi, int part) {
-        T* g_ident = &acc_all[total * part];
-        T* g_win_t = g_ident + sizes[0];
-        T* g_wout_t = g_win_t + sizes[1];
-        T* g_bias = g_wout_t + sizes[2];
+        [[maybe_unused]] const auto [g_ident, g_win_t, g_wout_t, g_bias, no_w_nb] = sums.part(part);
         // a block of rows: their fields, the gradients before each ReLU
         std::vector<T> x(size_t(kBlock) * F), gp(size_t(kBlock) * d), gq(size_t(kBlock) * d);
         std::vector<T> xb(F);
@@ -117,35 +110,22 @@ void card_backward_d(const CardRows<T>& a, const T* H, const T* Z, const T* gZ,
             outer_sum<T, D>(g_win_t, x.data(), F, F, gq.data(), m, d);
         }
     });
-    for (int p = 1; p < parts; ++p)
-        for (size_t k = 0; k < total; ++k) acc_all[k] += acc_all[total * p + k];
-    const T* s = acc_all.data();
-    std::copy(s, s + sizes[0], g.ident);
-    s += sizes[0];
-    for (int f = 0; f < F; ++f)
-        for (int c = 0; c < d; ++c) g.w_in[size_t(c) * F + f] = s[size_t(f) * d + c];
-    s += sizes[1];
-    for (int k = 0; k < d; ++k)
-        for (int c = 0; c < d; ++c) g.w_out[size_t(c) * d + k] = s[size_t(k) * d + c];
-    s += sizes[2];
-    std::copy(s, s + sizes[3], g.bias);
+    sums.write(g.ident, g.w_in, g.w_out, g.bias);
 }
 
 }  // namespace
 
 template <class T>
 void card_forward(const CardRows<T>& a, T* h, T* z, T* sums, T* hand, int threads) {
-    if (a.d == 16) return card_forward_d<T, 16>(a, h, z, sums, hand, threads);
-    if (a.d == 32) return card_forward_d<T, 32>(a, h, z, sums, hand, threads);
-    card_forward_d<T, 0>(a, h, z, sums, hand, threads);
+    with_width(a.d, [&](auto w) { card_forward_d<T, decltype(w)::value>(a, h, z, sums, hand, threads); });
 }
 
 template <class T>
 void card_backward(const CardRows<T>& a, const T* h, const T* z, const T* gz, const T* gsums,
                    const T* ghand, const CardGrads<T>& g, int threads) {
-    if (a.d == 16) return card_backward_d<T, 16>(a, h, z, gz, gsums, ghand, g, threads);
-    if (a.d == 32) return card_backward_d<T, 32>(a, h, z, gz, gsums, ghand, g, threads);
-    card_backward_d<T, 0>(a, h, z, gz, gsums, ghand, g, threads);
+    with_width(a.d, [&](auto w) {
+        card_backward_d<T, decltype(w)::value>(a, h, z, gz, gsums, ghand, g, threads);
+    });
 }
 
 #define EVENSTAR_INSTANTIATE(T)                                                              \

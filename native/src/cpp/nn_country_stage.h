@@ -19,12 +19,12 @@ inline void prefetch_fields(const CountryStage<T>& a, int64_t b) {
     if (b >= a.batch) return;
     const T* o = a.obs + b * a.obs_size;
     for (int f = 0; f < a.fields; ++f)
-        for (int i = 0; i < a.n; i += int(64 / sizeof(T))) __builtin_prefetch(o + a.starts[f] + i);
+        for (int i = 0; i < a.tokens; i += int(64 / sizeof(T))) __builtin_prefetch(o + a.starts[f] + i);
 }
 
 template <class T, int D>
 void forward_d(const CountryStage<T>& a, T* H, T* Z, T* mean, T* std, int threads) {
-    const int n = a.n, d = D ? D : a.d, F = a.fields;
+    const int n = a.tokens, d = D ? D : a.d, F = a.fields;
     const auto win_t = transposed(a.w_in, d, F);
     std::vector<T> w_t = transposed(a.w_out, d, d), wnb_t = transposed(a.w_nb, d, d);
     w_t.insert(w_t.end(), wnb_t.begin(), wnb_t.end());  // [W_out W_nb]^T: 2d x d
@@ -68,19 +68,10 @@ template <class T, int D>
 void backward_d(const CountryStage<T>& a, const T* H, const T* Z, const T* mean, const T* std,
                 const T* gZ, const T* gmean, const T* gstd, const CountryGrads<T>& g,
                 int threads) {
-    const int n = a.n, d = D ? D : a.d, F = a.fields;
-    // Per part: d(ident) n x d, d(W_in)^T F x d, d(W_out)^T d x d, d(W_nb)^T d x d, d(bias).
-    const size_t sizes[5] = {size_t(n) * d, size_t(F) * d, size_t(d) * d, size_t(d) * d, size_t(d)};
-    size_t total = 0;
-    for (size_t s : sizes) total += s;
-    const int parts = parts_for(a.batch, threads);
-    std::vector<T> acc_all(total * parts, T(0));
+    const int n = a.tokens, d = D ? D : a.d, F = a.fields;
+    GradSums<T> sums(n, F, d, true, parts_for(a.batch, threads));
     split(a.batch, threads, [&](int64_t lo, int64_t hi, int part) {
-        T* g_ident = &acc_all[total * part];
-        T* g_win_t = g_ident + sizes[0];
-        T* g_wout_t = g_win_t + sizes[1];
-        T* g_wnb_t = g_wout_t + sizes[2];
-        T* g_bias = g_wnb_t + sizes[3];
+        const auto [g_ident, g_win_t, g_wout_t, g_bias, g_wnb_t] = sums.part(part);
         const size_t nd = size_t(n) * d;
         std::vector<T> x(size_t(n) * F), nb(nd), gp(nd), gh(nd), gnb(nd), gq(nd), coef(d), gm(d);
         const std::vector<T> ones(n, T(1));
@@ -120,37 +111,22 @@ void backward_d(const CountryStage<T>& a, const T* H, const T* Z, const T* mean,
             outer_sum<T, D>(g_win_t, x.data(), F, F, gq.data(), n, d);
         }
     });
-    for (int p = 1; p < parts; ++p)
-        for (size_t k = 0; k < total; ++k) acc_all[k] += acc_all[total * p + k];
-    const T* s = acc_all.data();
-    std::copy(s, s + sizes[0], g.ident);
-    s += sizes[0];
-    for (int f = 0; f < F; ++f)
-        for (int r = 0; r < d; ++r) g.w_in[size_t(r) * F + f] = s[size_t(f) * d + r];
-    s += sizes[1];
-    for (T* out : {g.w_out, g.w_nb}) {
-        for (int c = 0; c < d; ++c)
-            for (int r = 0; r < d; ++r) out[size_t(r) * d + c] = s[size_t(c) * d + r];
-        s += sizes[2];
-    }
-    std::copy(s, s + sizes[4], g.bias);
+    sums.write(g.ident, g.w_in, g.w_out, g.bias, g.w_nb);
 }
 
 }  // namespace
 
 template <class T>
 void forward(const CountryStage<T>& a, T* h, T* z, T* mean, T* std, int threads) {
-    if (a.d == 16) return forward_d<T, 16>(a, h, z, mean, std, threads);
-    if (a.d == 32) return forward_d<T, 32>(a, h, z, mean, std, threads);
-    forward_d<T, 0>(a, h, z, mean, std, threads);
+    with_width(a.d, [&](auto w) { forward_d<T, decltype(w)::value>(a, h, z, mean, std, threads); });
 }
 
 template <class T>
 void backward(const CountryStage<T>& a, const T* h, const T* z, const T* mean, const T* std,
               const T* gz, const T* gmean, const T* gstd, const CountryGrads<T>& g, int threads) {
-    if (a.d == 16) return backward_d<T, 16>(a, h, z, mean, std, gz, gmean, gstd, g, threads);
-    if (a.d == 32) return backward_d<T, 32>(a, h, z, mean, std, gz, gmean, gstd, g, threads);
-    backward_d<T, 0>(a, h, z, mean, std, gz, gmean, gstd, g, threads);
+    with_width(a.d, [&](auto w) {
+        backward_d<T, decltype(w)::value>(a, h, z, mean, std, gz, gmean, gstd, g, threads);
+    });
 }
 
 #define EVENSTAR_INSTANTIATE(T)                                                              \

@@ -21,17 +21,23 @@ namespace evenstar::nn {
 
 constexpr int kMaxWidth = 256;  // the largest token width d
 
+// What both stages read: the observations, where each token's fields lie in them, and
+// the two layers every token goes through.
 template <class T>
-struct CountryStage {
-    const T* obs = nullptr;          // B x obs_size
+struct TokenLayers {
+    const T* obs = nullptr;  // B x obs_size
     int64_t batch = 0, obs_size = 0;
-    const int64_t* starts = nullptr;  // field f of country i is obs[b, starts[f] + i]
-    int fields = 0, n = 0, d = 0;
-    const T* ident = nullptr;   // n x d: the country's own term (the first layer's bias included)
-    const T* w_in = nullptr;    // d x fields
-    const T* w_out = nullptr;   // d x d
-    const T* w_nb = nullptr;    // d x d
-    const T* bias = nullptr;    // d
+    const int64_t* starts = nullptr;  // field f of token i is obs[b, starts[f] + i]
+    int fields = 0, tokens = 0, d = 0;
+    const T* ident = nullptr;  // tokens x d: the token's own term (the first layer's bias included)
+    const T* w_in = nullptr;   // d x fields
+    const T* w_out = nullptr;  // d x d
+    const T* bias = nullptr;   // d
+};
+
+template <class T>
+struct CountryStage : TokenLayers<T> {  // tokens: the n countries
+    const T* w_nb = nullptr;  // d x d
     const int64_t *ptr = nullptr, *col = nullptr;  // A in CSR (n rows)
     const T* val = nullptr;
     const int64_t *tptr = nullptr, *tcol = nullptr;  // A transposed, in CSR
@@ -44,17 +50,9 @@ struct CountryGrads {
 };
 
 template <class T>
-struct CardRows {
-    const T* obs = nullptr;  // B x obs_size
-    int64_t batch = 0, obs_size = 0;
-    const int64_t* starts = nullptr;  // field f of card k is obs[b, starts[f] + k]
-    int fields = 0, cards = 0, d = 0;
+struct CardRows : TokenLayers<T> {  // tokens: the cards
     int64_t rows = 0;
     const int64_t *pos = nullptr, *card = nullptr;  // the rows' (b, k), sorted by b
-    const T* ident = nullptr;  // cards x d: the card's own term (the first layer's bias included)
-    const T* w_in = nullptr;   // d x fields
-    const T* w_out = nullptr;  // d x d
-    const T* bias = nullptr;   // d
 };
 
 template <class T>

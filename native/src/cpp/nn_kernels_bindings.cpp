@@ -48,36 +48,45 @@ size_t count(const A& a) {
     return k;
 }
 
-// The stage's inputs, checked against each other's shapes.
+// The inputs both stages share (TokenLayers), checked against each other's shapes.
 template <class T>
-CountryStage<T> stage(In<T> obs, Idx starts, In<T> ident, In<T> w_in, In<T> w_out, In<T> w_nb,
-                      In<T> bias, Idx ptr, Idx col, In<T> val, Idx tptr, Idx tcol, In<T> tval) {
-    CountryStage<T> a;
+void fill_layers(TokenLayers<T>& a, In<T> obs, Idx starts, In<T> ident, In<T> w_in,
+                 In<T> w_out, In<T> bias) {
     expect(obs.ndim() == 2 && ident.ndim() == 2 && w_in.ndim() == 2, "obs, ident and w_in are 2-d");
     a.obs = obs.data();
     a.batch = int64_t(obs.shape(0));
     a.obs_size = int64_t(obs.shape(1));
-    a.n = int(ident.shape(0));
+    a.tokens = int(ident.shape(0));
     a.d = int(ident.shape(1));
     a.fields = int(starts.shape(0));
-    expect(a.n > 1 && a.d > 0 && a.d <= kMaxWidth, "n > 1 countries and a width d <= 256");
+    expect(a.fields > 0 && a.d > 0 && a.d <= kMaxWidth, "fields > 0 and a width d <= 256");
     expect(w_in.shape(0) == size_t(a.d) && w_in.shape(1) == size_t(a.fields), "w_in is d x fields");
-    expect(count(w_out) == size_t(a.d) * a.d && count(w_nb) == size_t(a.d) * a.d, "w_out, w_nb are d x d");
-    expect(count(bias) == size_t(a.d), "bias has d entries");
-    expect(ptr.shape(0) == size_t(a.n) + 1 && tptr.shape(0) == size_t(a.n) + 1, "CSR rows are n");
-    expect(col.shape(0) == count(val) && tcol.shape(0) == count(tval), "CSR columns and values");
-    expect(col.shape(0) == size_t(ptr.data()[a.n]) && tcol.shape(0) == size_t(tptr.data()[a.n]),
-           "CSR row pointers end at the number of entries");
+    expect(count(w_out) == size_t(a.d) * a.d && count(bias) == size_t(a.d), "w_out is d x d, bias d");
     for (size_t f = 0; f < starts.shape(0); ++f)
-        expect(starts.data()[f] >= 0 && starts.data()[f] + a.n <= a.obs_size, "field outside obs");
-    for (size_t k = 0; k < col.shape(0); ++k) expect(col.data()[k] >= 0 && col.data()[k] < a.n, "CSR column");
-    for (size_t k = 0; k < tcol.shape(0); ++k) expect(tcol.data()[k] >= 0 && tcol.data()[k] < a.n, "CSR column");
+        expect(starts.data()[f] >= 0 && starts.data()[f] + a.tokens <= a.obs_size, "field outside obs");
     a.starts = starts.data();
     a.ident = ident.data();
     a.w_in = w_in.data();
     a.w_out = w_out.data();
-    a.w_nb = w_nb.data();
     a.bias = bias.data();
+}
+
+// The country stage's inputs, checked against each other's shapes.
+template <class T>
+CountryStage<T> stage(In<T> obs, Idx starts, In<T> ident, In<T> w_in, In<T> w_out, In<T> w_nb,
+                      In<T> bias, Idx ptr, Idx col, In<T> val, Idx tptr, Idx tcol, In<T> tval) {
+    CountryStage<T> a;
+    fill_layers<T>(a, obs, starts, ident, w_in, w_out, bias);
+    const int n = a.tokens;
+    expect(n > 1, "n > 1 countries");
+    expect(count(w_nb) == size_t(a.d) * a.d, "w_nb is d x d");
+    expect(ptr.shape(0) == size_t(n) + 1 && tptr.shape(0) == size_t(n) + 1, "CSR rows are n");
+    expect(col.shape(0) == count(val) && tcol.shape(0) == count(tval), "CSR columns and values");
+    expect(col.shape(0) == size_t(ptr.data()[n]) && tcol.shape(0) == size_t(tptr.data()[n]),
+           "CSR row pointers end at the number of entries");
+    for (size_t k = 0; k < col.shape(0); ++k) expect(col.data()[k] >= 0 && col.data()[k] < n, "CSR column");
+    for (size_t k = 0; k < tcol.shape(0); ++k) expect(tcol.data()[k] >= 0 && tcol.data()[k] < n, "CSR column");
+    a.w_nb = w_nb.data();
     a.ptr = ptr.data();
     a.col = col.data();
     a.val = val.data();
@@ -101,7 +110,7 @@ void bind(nb::module_& m) {
              Idx ptr, Idx col, In<T> val, Idx tptr, Idx tcol, In<T> tval, Out<T> h, Out<T> z,
              Out<T> mean, Out<T> std, int threads) {
               auto a = stage<T>(obs, starts, ident, w_in, w_out, w_nb, bias, ptr, col, val, tptr, tcol, tval);
-              const size_t tokens = size_t(a.batch) * a.n * a.d, pooled = size_t(a.batch) * a.d;
+              const size_t tokens = size_t(a.batch) * a.tokens * a.d, pooled = size_t(a.batch) * a.d;
               expect_size(h, tokens, "h");
               expect_size(z, tokens, "z");
               expect_size(mean, pooled, "mean");
@@ -122,12 +131,12 @@ void bind(nb::module_& m) {
              Out<T> g_ident, Out<T> g_w_in, Out<T> g_w_out, Out<T> g_w_nb, Out<T> g_bias,
              int threads) {
               auto a = stage<T>(obs, starts, ident, w_in, w_out, w_nb, bias, ptr, col, val, tptr, tcol, tval);
-              const size_t tokens = size_t(a.batch) * a.n * a.d, pooled = size_t(a.batch) * a.d;
+              const size_t tokens = size_t(a.batch) * a.tokens * a.d, pooled = size_t(a.batch) * a.d;
               expect(count(h) == tokens && count(z) == tokens, "h and z are B x n x d");
               expect(count(mean) == pooled && count(std) == pooled, "mean and std are B x d");
               expect(count(gmean) == pooled && count(gstd) == pooled, "gmean and gstd are B x d");
               expect(!gz || count(*gz) == tokens, "gz is B x n x d");
-              expect_size(g_ident, size_t(a.n) * a.d, "g_ident");
+              expect_size(g_ident, size_t(a.tokens) * a.d, "g_ident");
               expect_size(g_w_in, size_t(a.d) * a.fields, "g_w_in");
               expect_size(g_w_out, size_t(a.d) * a.d, "g_w_out");
               expect_size(g_w_nb, size_t(a.d) * a.d, "g_w_nb");
@@ -153,32 +162,16 @@ template <class T>
 CardRows<T> card_rows(In<T> obs, Idx starts, Idx pos, Idx card, In<T> ident, In<T> w_in,
                       In<T> w_out, In<T> bias) {
     CardRows<T> a;
-    expect(obs.ndim() == 2 && ident.ndim() == 2 && w_in.ndim() == 2, "obs, ident and w_in are 2-d");
-    a.obs = obs.data();
-    a.batch = int64_t(obs.shape(0));
-    a.obs_size = int64_t(obs.shape(1));
-    a.cards = int(ident.shape(0));
-    a.d = int(ident.shape(1));
-    a.fields = int(starts.shape(0));
+    fill_layers<T>(a, obs, starts, ident, w_in, w_out, bias);
     a.rows = int64_t(pos.shape(0));
-    expect(a.fields > 0 && a.d > 0 && a.d <= kMaxWidth, "fields > 0 and a width d <= 256");
-    expect(w_in.shape(0) == size_t(a.d) && w_in.shape(1) == size_t(a.fields), "w_in is d x fields");
-    expect(count(w_out) == size_t(a.d) * a.d && count(bias) == size_t(a.d), "w_out is d x d, bias d");
     expect(card.shape(0) == pos.shape(0), "pos and card have one entry a row");
-    for (size_t f = 0; f < starts.shape(0); ++f)
-        expect(starts.data()[f] >= 0 && starts.data()[f] + a.cards <= a.obs_size, "field outside obs");
     for (int64_t r = 0; r < a.rows; ++r) {
         const int64_t b = pos.data()[r], k = card.data()[r];
-        expect(b >= 0 && b < a.batch && k >= 0 && k < a.cards, "row outside the batch or the cards");
+        expect(b >= 0 && b < a.batch && k >= 0 && k < a.tokens, "row outside the batch or the cards");
         expect(r == 0 || b >= pos.data()[r - 1], "rows sorted by position");
     }
-    a.starts = starts.data();
     a.pos = pos.data();
     a.card = card.data();
-    a.ident = ident.data();
-    a.w_in = w_in.data();
-    a.w_out = w_out.data();
-    a.bias = bias.data();
     return a;
 }
 
@@ -220,7 +213,7 @@ void bind_cards(nb::module_& m) {
               const T* gzp = data_or_null(gz, rows, "gz");
               const T* gsp = data_or_null(gsums, pooled, "gsums");
               const T* ghp = data_or_null(ghand, pooled, "ghand");
-              expect_size(g_ident, size_t(a.cards) * a.d, "g_ident");
+              expect_size(g_ident, size_t(a.tokens) * a.d, "g_ident");
               expect_size(g_w_in, size_t(a.d) * a.fields, "g_w_in");
               expect_size(g_w_out, size_t(a.d) * a.d, "g_w_out");
               expect_size(g_bias, size_t(a.d), "g_bias");

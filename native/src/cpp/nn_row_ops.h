@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace evenstar::nn::EVENSTAR_NS {
@@ -144,6 +145,66 @@ inline void outer_sum(T* __restrict g, const T* __restrict a, int64_t as, int ro
     for (int c = 0; c < rows; ++c) combine<T, D>(g + size_t(c) * (D ? D : d), g + size_t(c) * (D ? D : d),
                                                  a + c, as, b, n, d);
 }
+
+
+// f(std::integral_constant<int, D>{}): D = d for the widths with compile-time loops (16,
+// 32), else 0 (loops on the run-time width).
+template <class F>
+void with_width(int d, F f) {
+    if (d == 16) return f(std::integral_constant<int, 16>{});
+    if (d == 32) return f(std::integral_constant<int, 32>{});
+    f(std::integral_constant<int, 0>{});
+}
+
+// out (rows x cols) = in transposed (in: cols x rows)
+template <class T>
+void transpose_into(T* out, const T* in, int rows, int cols) {
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) out[size_t(r) * cols + c] = in[size_t(c) * rows + r];
+}
+
+// The parameter gradients of a stage, summed by each thread part, then over the parts.
+// The weight gradients are kept transposed (a row per input, as the loops add them).
+template <class T>
+class GradSums {
+  public:
+    struct Part {
+        T *ident, *w_in_t, *w_out_t, *bias, *w_nb_t;
+    };
+
+    GradSums(int tokens, int fields, int d, bool w_nb, int parts)
+        : fields_(fields), d_(d), w_nb_(w_nb),
+          total_(size_t(tokens + fields + d + 1 + (w_nb ? d : 0)) * d),
+          sums_(total_ * parts, T(0)) {}
+
+    Part part(int p) {
+        T* s = &sums_[total_ * p];
+        const size_t ident = total_ - size_t(fields_ + d_ + 1 + (w_nb_ ? d_ : 0)) * d_;
+        Part q{s, s + ident, nullptr, nullptr, nullptr};
+        q.w_out_t = q.w_in_t + size_t(fields_) * d_;
+        q.bias = q.w_out_t + size_t(d_) * d_;
+        q.w_nb_t = w_nb_ ? q.bias + d_ : nullptr;
+        return q;
+    }
+
+    // Sum the parts into the gradients, shaped as the parameters.
+    void write(T* ident, T* w_in, T* w_out, T* bias, T* w_nb = nullptr) {
+        for (size_t p = 1; p < sums_.size() / total_; ++p)
+            for (size_t k = 0; k < total_; ++k) sums_[k] += sums_[total_ * p + k];
+        const Part s = part(0);
+        std::copy(s.ident, s.w_in_t, ident);
+        transpose_into(w_in, s.w_in_t, d_, fields_);
+        transpose_into(w_out, s.w_out_t, d_, d_);
+        std::copy(s.bias, s.bias + d_, bias);
+        if (w_nb_) transpose_into(w_nb, s.w_nb_t, d_, d_);
+    }
+
+  private:
+    int fields_, d_;
+    bool w_nb_;
+    size_t total_;
+    std::vector<T> sums_;
+};
 
 }  // namespace
 }  // namespace evenstar::nn::EVENSTAR_NS
