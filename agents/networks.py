@@ -249,6 +249,26 @@ class StructuredPolicyValue(nn.Module):
         return (self.native and kernels.available() and obs.device.type == "cpu"
                 and obs.dtype == self.country_in.weight.dtype)
 
+    def term(self, name: str) -> torch.Tensor:
+        """A term that depends on the parameters alone: ``country_ident`` and
+        ``card_ident`` (the tokens' own terms with the first layers' biases),
+        ``country_bias`` (the country stage's summed biases), ``base`` (the absent
+        cards' tokens).  Without gradients (rollouts, play) all four are kept until a
+        parameter changes: a forward pass of a few positions spent about a fifth of its
+        time on them."""
+        make = {"country_ident": lambda: self.country_id.weight
+                + self.country_static(self.static) + self.country_in.bias,
+                "country_bias": lambda: self.country_out.bias + self.neighbours.bias,
+                "card_ident": lambda: self.card_id.weight + self.card_in.bias,
+                "base": lambda: self.base_tokens(self.card_id.weight)}
+        if torch.is_grad_enabled():
+            return make[name]()
+        key = tuple((t.data_ptr(), t._version) for t in (*self.parameters(), self.static))
+        cached = getattr(self, "_terms", None)
+        if cached is None or cached[0] != key:
+            self._terms = (key, {k: f() for k, f in make.items()})
+        return self._terms[1][name]
+
     def country_graph(self) -> kernels.Graph:
         """The fused kernel's view of the map (cached like :meth:`sparse_adj`)."""
         cached = getattr(self, "_graph", None)
@@ -263,10 +283,9 @@ class StructuredPolicyValue(nn.Module):
         (position, country) pairs: the fused kernel where it runs (not for ``max_pool``),
         else :meth:`country_tokens`."""
         if self.fused(obs) and not self.max_pool:
-            ident = self.country_id.weight + self.country_static(self.static) + self.country_in.bias
             z, mean, std = kernels.CountryStage.apply(
-                obs.contiguous(), ident, self.country_in.weight, self.country_out.weight,
-                self.neighbours.weight, self.country_out.bias + self.neighbours.bias,
+                obs.contiguous(), self.term("country_ident"), self.country_in.weight,
+                self.country_out.weight, self.neighbours.weight, self.term("country_bias"),
                 self.country_graph())
             return mean, std, lambda b, i: z[b, i]
         zc = self.country_tokens(obs)
@@ -314,7 +333,7 @@ class StructuredPolicyValue(nn.Module):
                     hand_count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """The card stage's outputs from the tokens `zr` of the present cards' rows (rb,
         rk), their per-position `sums` and hand sums, and the cards in hand a position."""
-        base = self.base_tokens(zr)
+        base = self.term("base")
         # every card's base token, less those of the present cards (a small matrix
         # product: gathering base[rk] row by row costs more, forward and back)
         total = base.sum(0) - present.to(base.dtype) @ base + sums
@@ -346,7 +365,7 @@ class StructuredPolicyValue(nn.Module):
         present = kernels.cards_present(obs, self.card_starts, self.nc)
         rb, rk = present.nonzero(as_tuple=True)
         zr, sums, hand = kernels.CardRows.apply(
-            obs, rb, rk, self.card_id.weight + self.card_in.bias, self.card_in.weight,
+            obs, rb, rk, self.term("card_ident"), self.card_in.weight,
             self.card_out.weight, self.card_out.bias, self.card_starts)
         s = int(self.card_starts[0])  # the hand field (CARD_FIELDS[0])
         return self.row_pooling(present, rb, rk, zr, sums, hand, obs[:, s:s + self.nc].sum(1))

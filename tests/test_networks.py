@@ -318,3 +318,32 @@ def test_given_the_mask_every_kind_returns_masked_logits(kind):
     (full, v1), (masked, v2) = net(x), net(x, mask)
     assert torch.all(masked[~mask] == NEG)
     assert torch.allclose(masked[mask], full[mask]) and torch.allclose(v1, v2)
+
+
+def test_the_parameter_terms_kept_without_gradients_follow_the_parameters(scfg):
+    """Without gradients the parameter-only terms are kept between forward passes; a
+    change of any parameter (an optimizer step in place, loaded weights) or a
+    conversion replaces them, so the outputs stay those of a fresh computation."""
+    torch.manual_seed(5)
+    net = build_network(scfg)
+    for head in (net.country_corr, net.card_corr):
+        torch.nn.init.normal_(head.weight)
+    x = (torch.rand(4, scfg.obs_size) > 0.8).float()
+
+    def agree() -> bool:
+        with torch.no_grad():
+            kept = net(x)
+        fresh = net(x)  # gradients on: nothing kept
+        return all(torch.allclose(a, b.detach()) for a, b in zip(kept, fresh, strict=True))
+
+    assert agree()
+    for p in (net.card_id.weight, net.country_static.weight, net.neighbours.bias):
+        with torch.no_grad():
+            p.add_(0.5)
+        assert agree()
+    other = build_network(scfg)
+    net.load_state_dict(other.state_dict())
+    assert agree()
+    net.double()
+    x = x.double()
+    assert agree()
