@@ -34,7 +34,7 @@ demo: setup
 # 11 min of cloning, 45 of PPO and 13 of DAgger on the 2-core dev VM, 1 h 09 min in all;
 # the shipped policy is runs/war_risk/checkpoint. Since then the PPO step has gained
 # --threads-idle 2, an exact, faster forward pass (1.5x in the self-play benchmark) and
-# native kernels for the network's token stages with a fused Adam (1.29x more; 1.08x in
+# native kernels for the network's token stages with a fused Adam (1.25x more; 1.19x in
 # this mix, where the rollout sets the pace); a full run with them has not been made
 # (docs/agents.md, "fused native kernels").
 TRAIN_MINUTES ?= 45
