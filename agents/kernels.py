@@ -17,7 +17,9 @@ PyTorch computes these as a dozen passes over whole tensors, forward and back;
 ``evenstar_native._kernels`` (native/src/cpp/nn_kernels.h) makes one pass per position
 or row.  PyTorch's own operations (:class:`agents.networks.StructuredPolicyValue`)
 stay the reference and the fallback: on a GPU, without the native core, or with
-``max_pool``.  The results agree within rounding (tests/test_kernels.py).
+``max_pool`` (the countries').  The results agree within rounding
+(tests/test_kernels.py).  The kernels give gradients for the parameters, none for
+the observations.
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ from typing import Any
 import numpy as np
 import torch
 
+VERSION = 1  # of evenstar_native._kernels: a stale build (another version) is not used
+
 try:
     from evenstar_native import _kernels
 except ImportError:  # the native core is not built: PyTorch's operations are used
+    _kernels = None
+if getattr(_kernels, "VERSION", None) != VERSION:
     _kernels = None
 
 

@@ -176,7 +176,8 @@ class StructuredPolicyValue(nn.Module):
     per-token correction (initialised to zero) from their own token and the trunk.
     Given the legal-action mask, the corrections are computed for the legal actions
     only (exact for masked logits); in large batches the card stage skips the cards
-    with no non-zero field; on a CPU the country stage is one fused native kernel.
+    with no non-zero field; on a CPU both token stages run as fused native kernels
+    (agents/kernels.py).
     Options: ``token`` (token width, default 32), ``max_pool`` (max- rather than
     standard-deviation pooling of the countries; slower).  `hidden` are the trunk's widths.
     """
@@ -381,7 +382,8 @@ class StructuredPolicyValue(nn.Module):
         country_mean, spread, country_token_at = self.country_stage(obs)
         card_mean, in_hand, card_token_at = self.card_stage(obs)
         pooled = [country_mean, spread, card_mean, in_hand]
-        t = self.trunk(torch.cat([*(obs[:, a:b] for a, b in self.global_ranges), *pooled], -1))
+        glob = [obs[:, lo:hi] for lo, hi in self.global_ranges]
+        t = self.trunk(torch.cat([*glob, *pooled], -1))
         logits = self.policy(t)
         legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
         cb, ck = legal[:, self.card0:self.card0 + self.nc].nonzero(as_tuple=True)

@@ -170,3 +170,19 @@ def test_inconsistent_arrays_are_refused_with_a_clear_error():
         call(ident=np.zeros((n, 300), np.float32))
     with pytest.raises(TypeError):  # one type throughout
         call(obs=obs.astype(np.float64))
+
+
+def test_a_stale_build_is_not_used(monkeypatch):
+    """A module built from other sources (another VERSION) leaves PyTorch's operations
+    in charge instead of being called with arguments it does not take."""
+    import importlib
+
+    from evenstar_native import _kernels as built
+
+    monkeypatch.setattr(built, "VERSION", kernels.VERSION + 1)
+    try:
+        assert not importlib.reload(kernels).available()
+    finally:
+        monkeypatch.undo()
+        importlib.reload(kernels)
+    assert kernels.available()

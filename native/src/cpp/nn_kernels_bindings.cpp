@@ -253,6 +253,7 @@ void bind_cards(nb::module_& m) {
 
 NB_MODULE(_kernels, m) {
     m.doc() = "Fused neural-network kernels of the structured policy (not the rules engine).";
+    m.attr("VERSION") = 1;  // agents/kernels.py uses only the version it speaks
     bind<float>(m);
     bind<double>(m);
     bind_cards<float>(m);
