@@ -226,13 +226,19 @@ class StructuredPolicyValue(nn.Module):
         for emb in (self.country_id, self.card_id):
             nn.init.normal_(emb.weight, std=0.1)
 
+    def memo(self, name: str, tensors: tuple[torch.Tensor, ...], make: Callable[[], Any]) -> Any:
+        """``make()``, kept under `name` until one of `tensors` is replaced (``.to``,
+        ``.double``, loaded weights) or changed in place (its version counter)."""
+        key = tuple((t.data_ptr(), t.dtype, t._version) for t in tensors)
+        cached = self.__dict__.get("_memo", {}).get(name)
+        if cached is None or cached[0] != key:
+            cached = (key, make())
+            self.__dict__.setdefault("_memo", {})[name] = cached
+        return cached[1]
+
     def sparse_adj(self) -> torch.Tensor:
-        """`adj` as a sparse tensor, converted again only when the buffer is replaced
-        (``.to``, ``.double``) or changed in place (a conversion costs 0.3 ms)."""
-        cached = getattr(self, "_sparse_adj", None)
-        if cached is None or cached[0] is not self.adj or cached[1] != self.adj._version:
-            self._sparse_adj = (self.adj, self.adj._version, self.adj.to_sparse())
-        return self._sparse_adj[2]
+        """`adj` as a sparse tensor (a conversion costs 0.3 ms: kept, :meth:`memo`)."""
+        return self.memo("sparse_adj", (self.adj,), self.adj.to_sparse)
 
     def country_tokens(self, obs: torch.Tensor) -> torch.Tensor:
         """The country tokens after the neighbour step, country-major (n x B x d): the
@@ -264,20 +270,14 @@ class StructuredPolicyValue(nn.Module):
                 "base": lambda: self.base_tokens(self.card_id.weight)}
         if torch.is_grad_enabled():
             return make[name]()
-        key = tuple((t.data_ptr(), t._version) for t in (*self.parameters(), self.static))
-        cached = getattr(self, "_terms", None)
-        if cached is None or cached[0] != key:
-            self._terms = (key, {k: f() for k, f in make.items()})
-        return self._terms[1][name]
+        terms = self.memo("terms", (*self.parameters(), self.static),
+                          lambda: {k: f() for k, f in make.items()})
+        return terms[name]
 
     def country_graph(self) -> kernels.Graph:
-        """The fused kernel's view of the map (cached like :meth:`sparse_adj`)."""
-        cached = getattr(self, "_graph", None)
-        key = (self.adj, self.adj._version, self.adj.dtype)
-        if cached is None or cached[0] is not key[0] or cached[1:3] != key[1:]:
-            starts = kernels.field_starts(self.country_blocks, self.n)
-            self._graph = (*key, kernels.Graph.build(starts, self.adj))
-        return self._graph[3]
+        """The fused kernel's view of the map (kept, :meth:`memo`)."""
+        return self.memo("graph", (self.adj,), lambda: kernels.Graph.build(
+            kernels.field_starts(self.country_blocks, self.n), self.adj))
 
     def country_stage(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """The pooled country tokens (mean and spread, B x d each) and the token of given
