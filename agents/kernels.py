@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 VERSION = 1  # of evenstar_native._kernels: a stale build (another version) is not used
+MAX_WIDTH = 256  # the widest token the kernels take (kMaxWidth in nn_kernels.h)
 
 try:
     from evenstar_native import _kernels

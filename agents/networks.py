@@ -252,9 +252,11 @@ class StructuredPolicyValue(nn.Module):
 
     def fused(self, obs: torch.Tensor) -> bool:
         """Whether the fused kernels (agents/kernels.py) compute the stages of `obs`: on a
-        CPU where they are built, unless `native` is switched off."""
+        CPU where they are built, for tokens up to their width, unless `native` is
+        switched off."""
         return (self.native and kernels.available() and obs.device.type == "cpu"
-                and obs.dtype == self.country_in.weight.dtype)
+                and obs.dtype == self.country_in.weight.dtype
+                and self.country_in.out_features <= kernels.MAX_WIDTH)
 
     def term(self, name: str) -> torch.Tensor:
         """A term that depends on the parameters alone: ``country_ident`` and

@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from common import machine, write_results
 
-from agents.networks import CheckpointError, build_network, fresh_config
+from agents.networks import CheckpointError, build_network, fresh_config, load_checkpoint
 from experiments.train import RolloutWorker, TrainConfig, Trainer, _state_dict, adam, ppo_update
 
 
@@ -132,6 +132,11 @@ def main() -> None:
             fresh_config(st["net"], tuple(int(h) for h in st["hidden"].split(",")), st["token"])
         except (ValueError, CheckpointError) as e:
             ap.error(f"--nets {spec}: not KIND:WIDTHS[:TOKEN] ({e})")
+    if a.real_mix > 0:  # before minutes of other measurements
+        try:
+            load_checkpoint(a.init)
+        except CheckpointError as e:
+            ap.error(f"--init: {e}")
     load = os.getloadavg()[0]
     rows = {}
     print(f"{'net':>22} {'env':>6} {'fwd':>6} {'rollout':>8} {'update':>7}  (CPU µs per "

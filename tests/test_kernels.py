@@ -120,7 +120,8 @@ def test_two_threads_compute_what_one_does(stage):
 
 def test_the_network_uses_the_kernels_on_a_cpu_only_where_they_can(monkeypatch):
     """Fused for float32 and float64 on a CPU; PyTorch's operations with `native` off,
-    and for the country stage with ``max_pool`` (which the kernel does not compute)."""
+    for tokens wider than the kernels take, and for the country stage with
+    ``max_pool`` (which the kernel does not compute)."""
     calls = []
     for name in ("CountryStage", "CardRows"):
         real = getattr(kernels, name).apply
@@ -138,6 +139,9 @@ def test_the_network_uses_the_kernels_on_a_cpu_only_where_they_can(monkeypatch):
     pooled = build_network(NetConfig.for_content(
         kind="structured", hidden=(32,), options={"token": 8, "max_pool": True}))
     pooled(_obs(cfg, 3, 0))
+    monkeypatch.setattr(kernels, "MAX_WIDTH", 4)  # tokens wider than the kernels take
+    net.native = True
+    net(_obs(cfg, 3, 0, torch.float64))
     f32, f64 = torch.float32, torch.float64
     assert calls == [("CountryStage", f32), ("CardRows", f32), ("CountryStage", f64),
                      ("CardRows", f64), ("CardRows", f32)]

@@ -19,7 +19,7 @@
 
 namespace evenstar::nn {
 
-constexpr int kMaxWidth = 256;  // the largest token width d
+constexpr int kMaxWidth = 256;  // the largest token width d (agents/kernels.py: MAX_WIDTH)
 
 // What both stages read: the observations, where each token's fields lie in them, and
 // the two layers every token goes through.
