@@ -31,7 +31,7 @@ void split_rows(const CardRows<T>& a, int threads, F f) {
 // unless it is in cache: the next position's fields are asked for ahead when the
 // position changes).
 template <class T>
-inline const T* fields_of(const CardRows<T>& a, int64_t r, std::vector<T>& x, int64_t& loaded) {
+inline void fields_of(const CardRows<T>& a, int64_t r, T* x, int64_t& loaded) {
     const T* o = a.obs + a.pos[r] * a.obs_size;
     if (a.pos[r] != loaded) {
         loaded = a.pos[r];
@@ -41,7 +41,6 @@ inline const T* fields_of(const CardRows<T>& a, int64_t r, std::vector<T>& x, in
                     __builtin_prefetch(o + a.obs_size + a.starts[f] + k);
     }
     for (int f = 0; f < a.fields; ++f) x[f] = o[a.starts[f] + a.card[r]];
-    return x.data();
 }
 
 template <class T, int D>
@@ -51,10 +50,11 @@ void card_forward_d(const CardRows<T>& a, T* H, T* Z, T* sums, T* hand, int thre
     std::fill(sums, sums + a.batch * d, T(0));
     std::fill(hand, hand + a.batch * d, T(0));
     split_rows(a, threads, [&](int64_t lo, int64_t hi, int) {
-        std::vector<T> xb(F);
+        std::vector<T> xr(F);
+        const T* x = xr.data();
         int64_t loaded = -1;
         for (int64_t r = lo; r < hi; ++r) {
-            const T* x = fields_of(a, r, xb, loaded);
+            fields_of(a, r, xr.data(), loaded);
             T* h = H + r * d;
             T* z = Z + r * d;
             combine<T, D>(h, a.ident + a.card[r] * d, x, 1, win_t.data(), F, d);
@@ -80,15 +80,13 @@ void card_backward_d(const CardRows<T>& a, const T* H, const T* Z, const T* gZ,
         [[maybe_unused]] const auto [g_ident, g_win_t, g_wout_t, g_bias, no_w_nb] = sums.part(part);
         // a block of rows: their fields, the gradients before each ReLU
         std::vector<T> x(size_t(kBlock) * F), gp(size_t(kBlock) * d), gq(size_t(kBlock) * d);
-        std::vector<T> xb(F);
         int64_t loaded = -1;
         for (int64_t r0 = lo; r0 < hi; r0 += kBlock) {
             const int m = int(std::min<int64_t>(kBlock, hi - r0));
             for (int j = 0; j < m; ++j) {
                 const int64_t r = r0 + j, b = a.pos[r];
                 T* xj = &x[size_t(j) * F];
-                const T* xr = fields_of(a, r, xb, loaded);
-                std::copy(xr, xr + F, xj);
+                fields_of(a, r, xj, loaded);
                 const T* z = Z + r * d;
                 const T* h = H + r * d;
                 T* __restrict p = &gp[size_t(j) * d];
