@@ -2,7 +2,10 @@
 native module evenstar_native._kernels) against PyTorch's operations, which stay the
 reference."""
 
+import ast
 import copy
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -116,6 +119,19 @@ def test_two_threads_compute_what_one_does(stage):
     # summed in two parts: a different order of float32 sums, which cancel (the card
     # rows' bias gradient is 1.5e-4 of its largest entry apart)
     assert all(_close(g1[k], g2[k], 1e-3) for k in g1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+@pytest.mark.parametrize("first", ["torch", "evenstar_native._kernels"])
+def test_the_kernels_share_pytorchs_openmp_runtime(first):
+    """One libgomp in the process, whichever loads first: the kernels' threads are
+    PyTorch's pool, not a second pool competing with its spinning threads."""
+    code = (f"import {first}, torch, evenstar_native._kernels\n"
+            "print(sorted({l.split()[-1] for l in open('/proc/self/maps') if 'libgomp' in l}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    libs = ast.literal_eval(out.strip())
+    assert kernels._kernels.OPENMP and len(libs) == 1, libs
 
 
 def test_the_network_uses_the_kernels_on_a_cpu_only_where_they_can(monkeypatch):

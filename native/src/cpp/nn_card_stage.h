@@ -11,7 +11,8 @@ namespace {
 
 constexpr int kBlock = 64;  // rows whose weight gradients are summed in registers at once
 
-// Run f(lo, hi, part) on parts of the rows [0, rows) that never split a position's rows.
+// Run f(lo, hi, part) on parts of the rows [0, rows) that never split a position's rows
+// (each cut moves on to the next position's first row, so the cuts stay in order).
 template <class T, class F>
 void split_rows(const CardRows<T>& a, int threads, F f) {
     const int parts = parts_for(a.rows, threads);
@@ -21,10 +22,7 @@ void split_rows(const CardRows<T>& a, int threads, F f) {
         while (c > 0 && c < a.rows && a.pos[c] == a.pos[c - 1]) ++c;
         cut[p] = c;
     }
-    std::vector<std::thread> pool;
-    for (int p = 1; p < parts; ++p) pool.emplace_back(f, cut[p], std::max(cut[p], cut[p + 1]), p);
-    f(cut[0], std::max(cut[0], cut[1]), 0);
-    for (auto& t : pool) t.join();
+    run_parts(cut, f);
 }
 
 // Row r's fields into x (twelve places of the observation, each read waits on memory

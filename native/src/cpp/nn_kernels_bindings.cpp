@@ -254,6 +254,11 @@ void bind_cards(nb::module_& m) {
 NB_MODULE(_kernels, m) {
     m.doc() = "Fused neural-network kernels of the structured policy (not the rules engine).";
     m.attr("VERSION") = 1;  // agents/kernels.py uses only the version it speaks
+#ifdef _OPENMP
+    m.attr("OPENMP") = true;  // the threads are OpenMP's (PyTorch's pool), see run_parts
+#else
+    m.attr("OPENMP") = false;
+#endif
     bind<float>(m);
     bind<double>(m);
     bind_cards<float>(m);

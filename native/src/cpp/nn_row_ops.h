@@ -24,15 +24,34 @@ inline int parts_for(int64_t batch, int threads) {
     return int(std::max<int64_t>(1, std::min<int64_t>(threads, batch / 64)));
 }
 
-// Run f(lo, hi, part) on the parts of [0, batch) (the caller's thread takes the first).
+// Run f(cut[p], cut[p + 1], p) for each part p of the increasing `cut`.  Built with
+// OpenMP, the parts run on its threads: PyTorch's own pool (the module loads the
+// libgomp that torch already has), so no thread of ours competes with a pool thread
+// still spinning after PyTorch's last operation (which made two threads slower than
+// one in the trainer).  Without OpenMP, the caller's thread takes the first part and
+// std::threads the others.
+template <class F>
+void run_parts(const std::vector<int64_t>& cut, F f) {
+    const int parts = int(cut.size()) - 1;
+    if (parts == 1) return f(cut[0], cut[1], 0);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+    for (int p = 0; p < parts; ++p) f(cut[p], cut[p + 1], p);
+#else
+    std::vector<std::thread> pool;
+    for (int p = 1; p < parts; ++p) pool.emplace_back(f, cut[p], cut[p + 1], p);
+    f(cut[0], cut[1], 0);
+    for (auto& t : pool) t.join();
+#endif
+}
+
+// Run f(lo, hi, part) on the parts of [0, batch) (`parts_for`, equal sizes).
 template <class F>
 void split(int64_t batch, int threads, F f) {
     const int parts = parts_for(batch, threads);
-    std::vector<std::thread> pool;
-    for (int p = 1; p < parts; ++p)
-        pool.emplace_back(f, batch * p / parts, batch * (p + 1) / parts, p);
-    f(0, batch / parts, 0);
-    for (auto& t : pool) t.join();
+    std::vector<int64_t> cut(parts + 1);
+    for (int p = 0; p <= parts; ++p) cut[p] = batch * p / parts;
+    run_parts(cut, f);
 }
 
 // A row of D values as GCC/Clang vectors of 32 bytes (two AVX registers for 16 floats;
