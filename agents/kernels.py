@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
-VERSION = 1  # of evenstar_native._kernels: a stale build (another version) is not used
+VERSION = 2  # of evenstar_native._kernels: a stale build (another version) is not used
 MAX_WIDTH = 256  # the widest token the kernels take (kMaxWidth in nn_kernels.h)
 
 try:
@@ -110,11 +110,17 @@ class CountryStage(torch.autograd.Function):
         return (None, *grads, None)
 
 
-def cards_present(obs: torch.Tensor, starts: np.ndarray, cards: int) -> torch.Tensor:
-    """B x cards: whether the card has a non-zero field in the position."""
-    out = torch.empty(len(obs), cards, dtype=torch.bool)
-    _kernels.cards_present(_np(obs), starts, cards, out.numpy())
-    return out
+def card_rows(obs: torch.Tensor, starts: np.ndarray, cards: int
+              ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The (position, card) pairs whose card has a non-zero field, in one pass: whether
+    each is present (B x cards), each pair's row or -1 (B x cards), and the rows'
+    positions and cards (``present.nonzero()``'s order)."""
+    b = len(obs)
+    present = torch.empty(b, cards, dtype=torch.bool)
+    row = torch.empty(b, cards, dtype=torch.long)
+    rows = torch.empty(2, b * cards, dtype=torch.long)
+    r = _kernels.card_rows(_np(obs), starts, cards, present.numpy(), row.numpy(), rows.numpy())
+    return present, row, rows[0, :r], rows[1, :r]
 
 
 class CardRows(torch.autograd.Function):

@@ -331,17 +331,16 @@ class StructuredPolicyValue(nn.Module):
         return self.card_token(like.new_zeros(self.nc, self.card_in.in_features),
                                torch.arange(self.nc, device=like.device))
 
-    def row_pooling(self, present: torch.Tensor, rb: torch.Tensor, rk: torch.Tensor,
-                    zr: torch.Tensor, sums: torch.Tensor, hand: torch.Tensor,
-                    hand_count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
-        """The card stage's outputs from the tokens `zr` of the present cards' rows (rb,
-        rk), their per-position `sums` and hand sums, and the cards in hand a position."""
+    def row_pooling(self, present: torch.Tensor, where: torch.Tensor, zr: torch.Tensor,
+                    sums: torch.Tensor, hand: torch.Tensor, hand_count: torch.Tensor
+                    ) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+        """The card stage's outputs from the tokens `zr` of the present cards' rows
+        (`where`: each (position, card)'s row, -1 if absent), their per-position `sums`
+        and hand sums, and the cards in hand a position."""
         base = self.term("base")
         # every card's base token, less those of the present cards (a small matrix
         # product: gathering base[rk] row by row costs more, forward and back)
         total = base.sum(0) - present.to(base.dtype) @ base + sums
-        where = torch.full(present.shape, -1, dtype=torch.long, device=zr.device)
-        where[rb, rk] = torch.arange(len(rb), device=zr.device)
 
         def token_at(pb: torch.Tensor, pk: torch.Tensor) -> torch.Tensor:
             if not len(zr):  # no card present in any position
@@ -361,17 +360,18 @@ class StructuredPolicyValue(nn.Module):
         sums = zr.new_zeros(b, zr.shape[1]).index_add(0, rb, zr)
         h = rows[:, 0].nonzero().squeeze(1)  # the rows of cards in one's own hand
         hand = zr.new_zeros(b, zr.shape[1]).index_add(0, rb[h], zr[h] * rows[h, :1])
-        return self.row_pooling(present, rb, rk, zr, sums, hand, xk[:, :, 0].sum(1))
+        where = torch.full(present.shape, -1, dtype=torch.long, device=zr.device)
+        where[rb, rk] = torch.arange(len(rb), device=zr.device)
+        return self.row_pooling(present, where, zr, sums, hand, xk[:, :, 0].sum(1))
 
     def fused_cards(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """:meth:`sparse_cards` with the present cards' rows in the fused kernel."""
-        present = kernels.cards_present(obs, self.card_starts, self.nc)
-        rb, rk = present.nonzero(as_tuple=True)
+        present, where, rb, rk = kernels.card_rows(obs, self.card_starts, self.nc)
         zr, sums, hand = kernels.CardRows.apply(
             obs, rb, rk, self.term("card_ident"), self.card_in.weight,
             self.card_out.weight, self.card_out.bias, self.card_starts)
         s = int(self.card_starts[0])  # the hand field (CARD_FIELDS[0])
-        return self.row_pooling(present, rb, rk, zr, sums, hand, obs[:, s:s + self.nc].sum(1))
+        return self.row_pooling(present, where, zr, sums, hand, obs[:, s:s + self.nc].sum(1))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:

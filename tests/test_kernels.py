@@ -101,6 +101,30 @@ def test_float64_stage_is_pytorchs_within_rounding(b, seed, token, picked, zero,
         assert _close(grads[k], ref_grads[k], 1e-10), k
 
 
+@settings(max_examples=25, deadline=None)
+@given(b=st.integers(0, 6), seed=st.integers(0, 2**16), density=st.sampled_from([0.0, 0.02, 0.5]),
+       generic=st.booleans())
+def test_card_rows_are_the_present_cards_in_nonzeros_order(b, seed, density, generic):
+    """The card rows (both builds): which cards have a non-zero field, the pairs in
+    ``nonzero``'s order and each pair's row, as PyTorch computes them."""
+    net, cfg = _net(8)
+    g = torch.Generator().manual_seed(seed)
+    obs = torch.where(torch.rand(b, cfg.obs_size, generator=g) < density, 1.0, 0.0)
+    kernels._kernels.force_generic(generic)
+    try:
+        present, row, pos, card = kernels.card_rows(obs, net.card_starts, net.nc)
+    finally:
+        kernels._kernels.force_generic(False)
+    fields = torch.stack([obs[:, s:s + net.nc] for s in net.card_starts.tolist()], 2)
+    want = (fields != 0).any(2)
+    assert torch.equal(present, want)
+    rb, rk = want.nonzero(as_tuple=True)
+    assert torch.equal(pos, rb) and torch.equal(card, rk)
+    expect = torch.full_like(row, -1)
+    expect[rb, rk] = torch.arange(len(rb))
+    assert torch.equal(row, expect)
+
+
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_two_threads_compute_what_one_does(stage):
     net, cfg = _net(16)
@@ -190,6 +214,13 @@ def test_inconsistent_arrays_are_refused_with_a_clear_error():
         call(ident=np.zeros((n, 300), np.float32))
     with pytest.raises(TypeError):  # one type throughout
         call(obs=obs.astype(np.float64))
+    nc = net.nc
+    rows = (np.zeros((2, nc), bool), np.zeros((2, nc), np.int64), np.zeros((2, 2 * nc), np.int64))
+    assert kernels._kernels.card_rows(obs, net.card_starts, nc, *rows) >= 0
+    with pytest.raises(ValueError, match="rows is 2 x B\\*cards"):
+        kernels._kernels.card_rows(obs, net.card_starts, nc, *rows[:2], np.zeros((2, nc), np.int64))
+    with pytest.raises(ValueError, match="field outside obs"):
+        kernels._kernels.card_rows(obs, net.card_starts + cfg.obs_size, nc, *rows)
 
 
 def test_a_stale_build_is_not_used(monkeypatch):

@@ -111,6 +111,32 @@ void card_backward_d(const CardRows<T>& a, const T* H, const T* Z, const T* gZ,
 
 }  // namespace
 
+// The (position b, card k) pairs whose card has a non-zero field in obs (a's obs, batch,
+// starts, fields and tokens): present[b, k], their rows in order as (pos[r], card[r])
+// and row[b, k] = r (-1 where absent).  Returns the number of rows.
+template <class T>
+int64_t find_card_rows(const TokenLayers<T>& a, bool* present, int64_t* row, int64_t* pos,
+                       int64_t* card) {
+    const int n = a.tokens;
+    std::vector<unsigned char> any(n);
+    int64_t r = 0;
+    for (int64_t b = 0; b < a.batch; ++b) {
+        const T* o = a.obs + b * a.obs_size;
+        std::fill(any.begin(), any.end(), 0);
+        for (int f = 0; f < a.fields; ++f) {  // one field of every card: a vector loop
+            const T* x = o + a.starts[f];
+            unsigned char* y = any.data();
+            for (int k = 0; k < n; ++k) y[k] |= x[k] != T(0);
+        }
+        for (int k = 0; k < n; ++k) {
+            present[b * n + k] = any[k];
+            row[b * n + k] = any[k] ? r : -1;
+            if (any[k]) pos[r] = b, card[r++] = k;
+        }
+    }
+    return r;
+}
+
 template <class T>
 void card_forward(const CardRows<T>& a, T* h, T* z, T* sums, T* hand, int threads) {
     with_width(a.d, [&](auto w) { card_forward_d<T, decltype(w)::value>(a, h, z, sums, hand, threads); });
@@ -125,6 +151,8 @@ void card_backward(const CardRows<T>& a, const T* h, const T* z, const T* gz, co
 }
 
 #define EVENSTAR_INSTANTIATE(T)                                                              \
+    template int64_t find_card_rows<T>(const TokenLayers<T>&, bool*, int64_t*, int64_t*,      \
+                                       int64_t*);                                            \
     template void card_forward<T>(const CardRows<T>&, T*, T*, T*, T*, int);                  \
     template void card_backward<T>(const CardRows<T>&, const T*, const T*, const T*,         \
                                    const T*, const T*, const CardGrads<T>&, int);

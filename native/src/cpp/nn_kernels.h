@@ -70,6 +70,9 @@ struct CardGrads {
                   const T* std, const T* gz, const T* gmean, const T* gstd,                 \
                   const CountryGrads<T>& g, int threads);                                   \
     template <class T>                                                                      \
+    int64_t find_card_rows(const TokenLayers<T>& a, bool* present, int64_t* row,            \
+                           int64_t* pos, int64_t* card);                                    \
+    template <class T>                                                                      \
     void card_forward(const CardRows<T>& a, T* h, T* z, T* sums, T* hand, int threads);     \
     template <class T>                                                                      \
     void card_backward(const CardRows<T>& a, const T* h, const T* z, const T* gz,           \

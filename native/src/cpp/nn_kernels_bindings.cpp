@@ -228,32 +228,38 @@ void bind_cards(nb::module_& m) {
           array_arg("ghand").none(), array_arg("g_ident"), array_arg("g_w_in"),
           array_arg("g_w_out"), array_arg("g_bias"), nb::arg("threads") = 1,
           "Fill the parameter gradients g_* from the output gradients (each may be None).");
-    m.def("cards_present",
-          [](In<T> obs, Idx starts, int cards, nb::ndarray<bool, nb::ndim<2>, nb::c_contig, nb::device::cpu> out) {
-              expect(obs.ndim() == 2 && out.shape(0) == obs.shape(0) && out.shape(1) == size_t(cards),
-                     "obs is B x obs_size and out B x cards");
+    m.def("card_rows",
+          [](In<T> obs, Idx starts, int cards, nb::ndarray<bool, nb::ndim<2>, nb::c_contig, nb::device::cpu> present,
+             nb::ndarray<int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> row,
+             nb::ndarray<int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> rows) {
+              const size_t batch = obs.shape(0), size = obs.shape(1);
+              expect(present.shape(0) == batch && present.shape(1) == size_t(cards) &&
+                         row.shape(0) == batch && row.shape(1) == size_t(cards),
+                     "present and row are B x cards");
+              expect(rows.shape(0) == 2 && rows.shape(1) == batch * cards, "rows is 2 x B*cards");
               for (size_t f = 0; f < starts.shape(0); ++f)
-                  expect(starts.data()[f] >= 0 && starts.data()[f] + cards <= int64_t(obs.shape(1)),
-                         "field outside obs");
-              const size_t size = obs.shape(1);
+                  expect(starts.data()[f] >= 0 && starts.data()[f] + cards <= int64_t(size), "field outside obs");
+              TokenLayers<T> a;
+              a.obs = obs.data(), a.batch = int64_t(batch), a.obs_size = int64_t(size);
+              a.starts = starts.data(), a.fields = int(starts.shape(0)), a.tokens = cards;
+              int64_t* pos = rows.data();
               nb::gil_scoped_release unlocked;
-              for (size_t b = 0; b < obs.shape(0); ++b) {
-                  const T* o = obs.data() + b * size;
-                  bool* p = out.data() + b * cards;
-                  std::fill(p, p + cards, false);
-                  for (size_t f = 0; f < starts.shape(0); ++f)
-                      for (int k = 0; k < cards; ++k) p[k] |= o[starts.data()[f] + k] != 0;
-              }
+              const int64_t r = (use_avx2() ? avx2::find_card_rows<T> : generic::find_card_rows<T>)(
+                  a, present.data(), row.data(), pos, pos + batch * cards);
+              return r;
           },
-          array_arg("obs"), array_arg("starts"), nb::arg("cards"), array_arg("out"),
-          "Fill out (B x cards) with whether card k has a non-zero field in position b.");
+          array_arg("obs"), array_arg("starts"), nb::arg("cards"), array_arg("present"), array_arg("row"),
+          array_arg("rows"),
+          "The card rows of the observations obs (B x obs_size): present[b, k] whether card k has a\n"
+          "non-zero field in position b; such (b, k) in order as rows[0, r], rows[1, r], with\n"
+          "row[b, k] = r (-1 for the others).  Returns the number of rows.");
 }
 
 }  // namespace
 
 NB_MODULE(_kernels, m) {
     m.doc() = "Fused neural-network kernels of the structured policy (not the rules engine).";
-    m.attr("VERSION") = 1;  // agents/kernels.py uses only the version it speaks
+    m.attr("VERSION") = 2;  // agents/kernels.py uses only the version it speaks
 #ifdef _OPENMP
     m.attr("OPENMP") = true;  // the threads are OpenMP's (PyTorch's pool), see run_parts
 #else
