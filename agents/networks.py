@@ -373,6 +373,16 @@ class StructuredPolicyValue(nn.Module):
         s = int(self.card_starts[0])  # the hand field (CARD_FIELDS[0])
         return self.row_pooling(present, where, zr, sums, hand, obs[:, s:s + self.nc].sum(1))
 
+    def trunk_out(self, obs: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
+        """The trunk on the global fields of `obs` and the `pooled` tokens.  Its first
+        layer is two products, so that the backward pass computes no gradient for the
+        global fields: for their concatenation with the pooled tokens PyTorch would (85%
+        of that layer's input gradient, thrown away)."""
+        first, g = self.trunk[0], len(self.global_idx)
+        glob = torch.cat([obs[:, lo:hi] for lo, hi in self.global_ranges], -1)
+        x = torch.addmm(first.bias, glob, first.weight[:, :g].t())
+        return self.trunk[1:](x + pooled @ first.weight[:, g:].t())
+
     def forward(self, obs: torch.Tensor, mask: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits (B x n_actions) and values (B).  Given the legal-action `mask`, the
@@ -383,9 +393,7 @@ class StructuredPolicyValue(nn.Module):
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
         country_mean, spread, country_token_at = self.country_stage(obs)
         card_mean, in_hand, card_token_at = self.card_stage(obs)
-        pooled = [country_mean, spread, card_mean, in_hand]
-        glob = [obs[:, lo:hi] for lo, hi in self.global_ranges]
-        t = self.trunk(torch.cat([*glob, *pooled], -1))
+        t = self.trunk_out(obs, torch.cat([country_mean, spread, card_mean, in_hand], -1))
         logits = self.policy(t)
         legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
         cb, ck = legal[:, self.card0:self.card0 + self.nc].nonzero(as_tuple=True)
