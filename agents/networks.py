@@ -258,51 +258,63 @@ class StructuredPolicyValue(nn.Module):
                 and obs.dtype == self.country_in.weight.dtype
                 and self.country_in.out_features <= kernels.MAX_WIDTH)
 
-    def term(self, name: str) -> torch.Tensor:
-        """A term that depends on the parameters alone: ``country_ident`` and
+    def terms(self) -> dict[str, torch.Tensor]:
+        """The terms that depend on the parameters alone: ``country_ident`` and
         ``card_ident`` (the tokens' own terms with the first layers' biases),
         ``country_bias`` (the country stage's summed biases), ``base`` (the absent
-        cards' tokens).  Without gradients (rollouts, play) all four are kept until a
-        parameter changes: a forward pass of a few positions spent about a fifth of its
-        time on them."""
+        cards' tokens).  Without gradients (rollouts, play) they are kept until one of
+        the tensors they are made of changes (:meth:`term_inputs`): a forward pass of a
+        few positions spent about a fifth of its time on them.  A forward pass asks once
+        (the key costs 20-30 µs)."""
         make = {"country_ident": lambda: self.country_id.weight
                 + self.country_static(self.static) + self.country_in.bias,
                 "country_bias": lambda: self.country_out.bias + self.neighbours.bias,
                 "card_ident": lambda: self.card_id.weight + self.card_in.bias,
                 "base": lambda: self.base_tokens(self.card_id.weight)}
         if torch.is_grad_enabled():
-            return make[name]()
-        terms = self.memo("terms", (*self.parameters(), self.static),
-                          lambda: {k: f() for k, f in make.items()})
-        return terms[name]
+            return {k: f() for k, f in make.items()}
+        return self.memo("terms", self.term_inputs(), lambda: {k: f() for k, f in make.items()})
+
+    def term_inputs(self) -> tuple[torch.Tensor, ...]:
+        """The tensors :meth:`terms` are made of: their key."""
+        return (self.country_id.weight, self.country_static.weight, self.static,
+                self.country_in.bias, self.country_out.bias, self.neighbours.bias,
+                self.card_id.weight, self.card_in.weight, self.card_in.bias,
+                self.card_out.weight, self.card_out.bias)
 
     def country_graph(self) -> kernels.Graph:
         """The fused kernel's view of the map (kept, :meth:`memo`)."""
         return self.memo("graph", (self.adj,), lambda: kernels.Graph.build(
             kernels.field_starts(self.country_blocks, self.n), self.adj))
 
-    def country_stage(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+    def country_stage(self, obs: torch.Tensor, terms: dict[str, torch.Tensor] | None = None
+                      ) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """The pooled country tokens (mean and spread, B x d each) and the token of given
         (position, country) pairs: the fused kernel where it runs (not for ``max_pool``),
-        else :meth:`country_tokens`."""
+        else :meth:`country_tokens`.  `terms`: :meth:`terms`, if already asked for."""
         if self.fused(obs) and not self.max_pool:
+            terms = terms or self.terms()
             z, mean, std = kernels.CountryStage.apply(
-                obs.contiguous(), self.term("country_ident"), self.country_in.weight,
-                self.country_out.weight, self.neighbours.weight, self.term("country_bias"),
+                obs.contiguous(), terms["country_ident"], self.country_in.weight,
+                self.country_out.weight, self.neighbours.weight, terms["country_bias"],
                 self.country_graph())
             return mean, std, lambda b, i: z[b, i]
         zc = self.country_tokens(obs)
         return (zc.mean(0), zc.amax(0) if self.max_pool else std_pool(zc, 0),
                 lambda b, i: zc[i, b])
 
-    def card_stage(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+    def card_stage(self, obs: torch.Tensor, terms: dict[str, torch.Tensor] | None = None
+                   ) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """The mean card token, the mean token of the hand and the token of given
         (position, card) pairs: the fused kernel where it runs, else the sparse stage
-        from `SPARSE_CARDS_FROM` positions on and the dense one below."""
+        from `SPARSE_CARDS_FROM` positions on and the dense one below.  `terms`:
+        :meth:`terms`, if already asked for."""
         if self.fused(obs):
-            return self.fused_cards(obs.contiguous())
+            return self.fused_cards(obs.contiguous(), terms or self.terms())
         xk = gather_fields(obs, self.card_blocks, self.nc).transpose(1, 2)  # B x nc x f
-        return (self.sparse_cards if len(obs) >= SPARSE_CARDS_FROM else self.dense_cards)(xk)
+        if len(obs) >= SPARSE_CARDS_FROM:
+            return self.sparse_cards(xk, (terms or self.terms())["base"])
+        return self.dense_cards(xk)
 
     def card_token(self, fields: torch.Tensor, card: torch.Tensor) -> torch.Tensor:
         """The tokens (... x d) of cards `card` whose fields are `fields` (... x fields)."""
@@ -332,12 +344,11 @@ class StructuredPolicyValue(nn.Module):
                                torch.arange(self.nc, device=like.device))
 
     def row_pooling(self, present: torch.Tensor, where: torch.Tensor, zr: torch.Tensor,
-                    sums: torch.Tensor, hand: torch.Tensor, hand_count: torch.Tensor
-                    ) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+                    sums: torch.Tensor, hand: torch.Tensor, hand_count: torch.Tensor,
+                    base: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """The card stage's outputs from the tokens `zr` of the present cards' rows
         (`where`: each (position, card)'s row, -1 if absent), their per-position `sums`
-        and hand sums, and the cards in hand a position."""
-        base = self.term("base")
+        and hand sums, the cards in hand a position and the absent cards' tokens."""
         # every card's base token, less those of the present cards (a small matrix
         # product: gathering base[rk] row by row costs more, forward and back)
         total = base.sum(0) - present.to(base.dtype) @ base + sums
@@ -349,9 +360,11 @@ class StructuredPolicyValue(nn.Module):
             return torch.where((i >= 0)[:, None], zr[i.clamp(min=0)], base[pk])
         return total / self.nc, hand / hand_count.clamp(min=1)[:, None], token_at
 
-    def sparse_cards(self, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+    def sparse_cards(self, xk: torch.Tensor, base: torch.Tensor
+                     ) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """:meth:`dense_cards`, computing per position only the tokens of the cards with
-        a non-zero field: the others' depend on the card alone (most of the deck)."""
+        a non-zero field: the others' depend on the card alone (most of the deck, whose
+        tokens are `base`)."""
         b = len(xk)
         present = (xk != 0).any(2)
         rb, rk = present.nonzero(as_tuple=True)
@@ -362,16 +375,18 @@ class StructuredPolicyValue(nn.Module):
         hand = zr.new_zeros(b, zr.shape[1]).index_add(0, rb[h], zr[h] * rows[h, :1])
         where = torch.full(present.shape, -1, dtype=torch.long, device=zr.device)
         where[rb, rk] = torch.arange(len(rb), device=zr.device)
-        return self.row_pooling(present, where, zr, sums, hand, xk[:, :, 0].sum(1))
+        return self.row_pooling(present, where, zr, sums, hand, xk[:, :, 0].sum(1), base)
 
-    def fused_cards(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
+    def fused_cards(self, obs: torch.Tensor, terms: dict[str, torch.Tensor]
+                    ) -> tuple[torch.Tensor, torch.Tensor, TokenAt]:
         """:meth:`sparse_cards` with the present cards' rows in the fused kernel."""
         present, where, rb, rk = kernels.card_rows(obs, self.card_starts, self.nc)
         zr, sums, hand = kernels.CardRows.apply(
-            obs, rb, rk, self.term("card_ident"), self.card_in.weight,
+            obs, rb, rk, terms["card_ident"], self.card_in.weight,
             self.card_out.weight, self.card_out.bias, self.card_starts)
         s = int(self.card_starts[0])  # the hand field (CARD_FIELDS[0])
-        return self.row_pooling(present, where, zr, sums, hand, obs[:, s:s + self.nc].sum(1))
+        return self.row_pooling(present, where, zr, sums, hand, obs[:, s:s + self.nc].sum(1),
+                                terms["base"])
 
     def trunk_out(self, obs: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
         """The trunk on the global fields of `obs` and the `pooled` tokens.  Its first
@@ -391,8 +406,9 @@ class StructuredPolicyValue(nn.Module):
         b = len(obs)
         if not b:  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
-        country_mean, spread, country_token_at = self.country_stage(obs)
-        card_mean, in_hand, card_token_at = self.card_stage(obs)
+        terms = self.terms()
+        country_mean, spread, country_token_at = self.country_stage(obs, terms)
+        card_mean, in_hand, card_token_at = self.card_stage(obs, terms)
         t = self.trunk_out(obs, torch.cat([country_mean, spread, card_mean, in_hand], -1))
         logits = self.policy(t)
         legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
