@@ -20,6 +20,11 @@ stay the reference and the fallback: on a GPU, without the native core, or with
 ``max_pool`` (the countries').  The results agree within rounding
 (tests/test_kernels.py).  The kernels give gradients for the parameters, none for
 the observations.
+
+:func:`infer` runs the whole network natively, without gradients: both stages, the
+pooling, the trunk, the heads, the pointer corrections and the mask.  The network
+uses it for up to ``NATIVE_INFER_UP_TO`` positions (search, league opponents, play),
+where PyTorch's operations cost about a millisecond whatever the batch.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
-VERSION = 2  # of evenstar_native._kernels: a stale build (another version) is not used
+VERSION = 3  # of evenstar_native._kernels: a stale build (another version) is not used
 MAX_WIDTH = 256  # the widest token the kernels take (kMaxWidth in nn_kernels.h)
 
 try:
@@ -156,3 +161,21 @@ class CardRows(torch.autograd.Function):
                                                   ghand)),
                                *(g.numpy() for g in grads), threads=torch.get_num_threads())
         return (None, None, None, *grads, None)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """A structured network's arrays in the order :func:`infer` passes them (made by
+    :meth:`agents.networks.StructuredPolicyValue.packed`; they hold the memory)."""
+
+    args: tuple[Any, ...]
+    n_actions: int
+
+
+def infer(obs: torch.Tensor, mask: torch.Tensor, packed: Packed
+          ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The whole network without gradients, natively: masked logits and values of
+    `obs` (contiguous, the network's type) under the boolean `mask`."""
+    logits, value = obs.new_empty(len(obs), packed.n_actions), obs.new_empty(len(obs))
+    _kernels.infer(_np(obs), _np(mask), *packed.args, logits.numpy(), value.numpy())
+    return logits, value

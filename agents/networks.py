@@ -157,6 +157,10 @@ def std_pool(x: torch.Tensor, dim: int = 1) -> torch.Tensor:
     return torch.where(pos, torch.where(pos, var, 1.0).sqrt(), 0.0)
 
 
+# Up to this many positions a forward pass without gradients runs natively as a whole
+# (agents/kernels.py: infer) where the fused kernels run: PyTorch's some sixty operations
+# cost about a millisecond whatever the batch (docs/agents.md).
+NATIVE_INFER_UP_TO = 64
 # From this many positions the card stage computes per position only the cards with a
 # non-zero field (61 of 136 in real positions): that pays in training batches, while
 # below it the stage's index operations cost more than they save (docs/agents.md).
@@ -282,6 +286,31 @@ class StructuredPolicyValue(nn.Module):
                 self.card_id.weight, self.card_in.weight, self.card_in.bias,
                 self.card_out.weight, self.card_out.bias)
 
+    def packed(self) -> kernels.Packed:
+        """The network's arrays for the native forward pass (kernels.infer), kept until a
+        parameter or buffer changes (:meth:`memo`)."""
+        return self.memo("packed", (*self.parameters(), self.static, self.adj), self.pack)
+
+    def pack(self) -> kernels.Packed:
+        """:meth:`packed`, made afresh."""
+        def arr(t: torch.Tensor) -> np.ndarray:
+            return t.detach().contiguous().numpy()
+        with torch.no_grad():
+            terms, g = self.terms(), self.country_graph()
+            layers = [m for m in self.trunk if isinstance(m, nn.Linear)] + [
+                self.policy, self.value, self.country_query, self.card_query]
+            glob = np.array(self.global_ranges, dtype=np.int64).reshape(-1)
+            args = (g.starts, arr(terms["country_ident"]), arr(self.country_in.weight),
+                    arr(self.country_out.weight), arr(self.neighbours.weight),
+                    arr(terms["country_bias"]), *g.csr,
+                    self.card_starts, arr(terms["card_ident"]), arr(self.card_in.weight),
+                    arr(self.card_out.weight), arr(self.card_out.bias), arr(terms["base"]),
+                    glob, [arr(m.weight.t()) for m in layers], [arr(m.bias) for m in layers],
+                    *(arr(torch.cat([c.weight[0], c.bias])) for c in (self.country_corr,
+                                                                      self.card_corr)),
+                    self.country0, self.card0)
+        return kernels.Packed(args, self.policy.out_features)
+
     def country_graph(self) -> kernels.Graph:
         """The fused kernel's view of the map (kept, :meth:`memo`)."""
         return self.memo("graph", (self.adj,), lambda: kernels.Graph.build(
@@ -393,8 +422,10 @@ class StructuredPolicyValue(nn.Module):
         layer is two products, so that the backward pass computes no gradient for the
         global fields: for their concatenation with the pooled tokens PyTorch would (85%
         of that layer's input gradient, thrown away)."""
-        first, g = self.trunk[0], len(self.global_idx)
         glob = torch.cat([obs[:, lo:hi] for lo, hi in self.global_ranges], -1)
+        if not len(self.trunk):  # no hidden layer: the heads read the input itself
+            return torch.cat([glob, pooled], -1)
+        first, g = self.trunk[0], len(self.global_idx)
         x = torch.addmm(first.bias, glob, first.weight[:, :g].t())
         return self.trunk[1:](x + pooled @ first.weight[:, g:].t())
 
@@ -406,6 +437,11 @@ class StructuredPolicyValue(nn.Module):
         b = len(obs)
         if not b:  # no position (a rollout step with no learner to move)
             return obs.new_zeros(0, self.policy.out_features), obs.new_zeros(0)
+        if (b <= NATIVE_INFER_UP_TO and not torch.is_grad_enabled() and self.fused(obs)
+                and not self.max_pool):
+            legal = mask if mask is not None else obs.new_ones(b, self.policy.out_features,
+                                                               dtype=torch.bool)
+            return kernels.infer(obs.contiguous(), legal.contiguous(), self.packed())
         terms = self.terms()
         country_mean, spread, country_token_at = self.country_stage(obs, terms)
         card_mean, in_hand, card_token_at = self.card_stage(obs, terms)

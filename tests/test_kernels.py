@@ -13,8 +13,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import kernels
-from agents.networks import NetConfig, build_network
+from agents import kernels, networks
+from agents.networks import NEG, NetConfig, build_network
 
 pytestmark = pytest.mark.skipif(not kernels.available(),
                                 reason="the native core is not built")
@@ -237,3 +237,79 @@ def test_a_stale_build_is_not_used(monkeypatch):
         monkeypatch.undo()
         importlib.reload(kernels)
     assert kernels.available()
+
+
+def _policy(token: int, hidden: tuple[int, ...], seed: int, dtype=torch.float32):
+    torch.manual_seed(seed)
+    cfg = NetConfig.for_content(kind="structured", hidden=hidden, options={"token": token})
+    net = build_network(cfg).to(dtype)
+    with torch.no_grad():  # the corrections (initialised to 0) carry weight too
+        for p in net.parameters():
+            p.add_(torch.randn_like(p) * 0.2)
+    return net, cfg
+
+
+def _whole(net, obs, mask, native: bool):
+    net = copy.deepcopy(net)
+    net.native = native
+    with torch.no_grad():
+        return net(obs, mask)
+
+
+@settings(max_examples=30, deadline=None)
+@given(b=st.integers(1, 9), seed=st.integers(0, 2**16), token=st.sampled_from([16, 32, 12]),
+       hidden=st.sampled_from([(32,), (24, 16), ()]), density=st.sampled_from([0.0, 0.3, 1.0]),
+       masked=st.booleans(), generic=st.booleans())
+def test_native_forward_pass_is_pytorchs_within_rounding(b, seed, token, hidden, density, masked,
+                                                          generic):
+    """The whole network without gradients (kernels.infer: float64, both builds, any
+    token width and trunk depth, with and without a mask, any share of legal actions)
+    against PyTorch's operations: the same logits and values within rounding, and the
+    illegal actions at NEG exactly."""
+    net, cfg = _policy(token, hidden, seed, torch.float64)
+    obs = _obs(cfg, b, seed, torch.float64)
+    g = torch.Generator().manual_seed(seed)
+    mask = (torch.rand(b, cfg.n_actions, generator=g) < density) if masked else None
+    kernels._kernels.force_generic(generic)
+    try:
+        logits, value = _whole(net, obs, mask, True)
+    finally:
+        kernels._kernels.force_generic(False)
+    ref_logits, ref_value = _whole(net, obs, mask, False)
+    legal = mask if mask is not None else torch.ones_like(logits, dtype=torch.bool)
+    assert torch.all(logits[~legal] == NEG) and torch.all(ref_logits[~legal] == NEG)
+    assert _close(logits[legal], ref_logits[legal], 1e-12)
+    assert _close(value, ref_value, 1e-12)
+
+
+def test_native_forward_pass_in_float32_and_where_it_runs(monkeypatch):
+    """float32, the shipped type, within rounding; the native pass runs only without
+    gradients, up to NATIVE_INFER_UP_TO positions, where the kernels run."""
+    net, cfg = _policy(16, (32, 32), 3)
+    obs = _obs(cfg, 12, 3)
+    mask = torch.rand(12, cfg.n_actions, generator=torch.Generator().manual_seed(3)) < 0.2
+    (logits, value), (ref, ref_value) = _whole(net, obs, mask, True), _whole(net, obs, mask, False)
+    assert _close(logits[mask], ref[mask], 1e-5) and _close(value, ref_value, 1e-5)
+    calls = []
+    monkeypatch.setattr(kernels, "infer", lambda *a: calls.append(len(a[0])) or (None, None))
+    with torch.no_grad():
+        net(obs, mask)
+        monkeypatch.setattr(networks, "NATIVE_INFER_UP_TO", 11)
+        net(obs, mask)  # too many positions
+    net(obs, mask)  # gradients
+    assert calls == [12]
+
+
+def test_the_native_forward_pass_refuses_a_network_it_cannot_read():
+    net, cfg = _policy(16, (32,), 0)
+    obs, mask = _obs(cfg, 2, 0), torch.ones(2, cfg.n_actions, dtype=torch.bool)
+    args = list(net.packed().args)
+    out = (np.zeros((2, cfg.n_actions), np.float32), np.zeros(2, np.float32))
+    kernels._kernels.infer(obs.numpy(), mask.numpy(), *args, *out)  # consistent
+    weights = list(args[-6])
+    args[-6] = [weights[0][:-1].copy(), *weights[1:]]  # one global field short
+    with pytest.raises(ValueError, match="the trunk's layers chain"):
+        kernels._kernels.infer(obs.numpy(), mask.numpy(), *args, *out)
+    with pytest.raises(ValueError, match="mask is B x actions"):
+        kernels._kernels.infer(obs.numpy(), mask[:, 1:].contiguous().numpy(),
+                               *net.packed().args, *out)

@@ -334,7 +334,10 @@ def test_the_parameter_terms_kept_without_gradients_follow_the_parameters(scfg):
         with torch.no_grad():
             kept = net(x)
         fresh = net(x)  # gradients on: nothing kept
-        return all(torch.allclose(a, b.detach()) for a, b in zip(kept, fresh, strict=True))
+        # within float32 rounding (the kept pass runs natively, kernels.infer); a stale
+        # term is off by about 0.1
+        return all(torch.allclose(a, b.detach(), rtol=1e-4, atol=1e-5)
+                   for a, b in zip(kept, fresh, strict=True))
 
     assert agree()
     for name, p in net.named_parameters():  # each: a term left out of the key goes stale

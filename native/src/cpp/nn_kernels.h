@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace evenstar::nn {
 
@@ -60,6 +61,32 @@ struct CardGrads {
     T *ident, *w_in, *w_out, *bias;  // shaped as the parameters
 };
 
+// A dense layer y = W x + b, with W given transposed (in x out: a row per input).
+template <class T>
+struct Dense {
+    const T* w_t = nullptr;
+    const T* b = nullptr;
+    int in = 0, out = 0;
+};
+
+constexpr double kIllegalLogit = -1e9;  // agents/networks.py: NEG
+
+// The whole structured network for inference (nn_infer.h): its two token stages (the
+// card rows' pos, card and rows are found by the pass itself), the absent cards'
+// tokens, where the trunk's global fields lie, the trunk (a ReLU after each layer) and
+// the heads.  The corrections are d weights then a bias each.
+template <class T>
+struct PolicyNet {
+    CountryStage<T> country;
+    CardRows<T> cards;
+    const T* base = nullptr;    // cards x d
+    std::vector<int64_t> glob;  // the global fields: [lo, hi) ranges of the observation, in order
+    std::vector<Dense<T>> trunk;
+    Dense<T> policy, value, country_query, card_query;
+    const T *country_corr = nullptr, *card_corr = nullptr;
+    int country0 = 0, card0 = 0, n_actions = 0;
+};
+
 // One instruction-set build of the kernels (nn_country_stage.h, nn_card_stage.h).
 #define EVENSTAR_COUNTRY_STAGE_DECLARE(ns)                                                  \
     namespace ns {                                                                          \
@@ -74,6 +101,8 @@ struct CardGrads {
                            int64_t* pos, int64_t* card);                                    \
     template <class T>                                                                      \
     void card_forward(const CardRows<T>& a, T* h, T* z, T* sums, T* hand, int threads);     \
+    template <class T>                                                                      \
+    void infer(const PolicyNet<T>& p, const bool* mask, T* logits, T* value);               \
     template <class T>                                                                      \
     void card_backward(const CardRows<T>& a, const T* h, const T* z, const T* gz,           \
                        const T* gsums, const T* ghand, const CardGrads<T>& g, int threads); \

@@ -3,3 +3,4 @@
 #define EVENSTAR_NS avx2
 #include "nn_country_stage.h"
 #include "nn_card_stage.h"
+#include "nn_infer.h"

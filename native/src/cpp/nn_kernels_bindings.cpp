@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -255,11 +256,86 @@ void bind_cards(nb::module_& m) {
           "row[b, k] = r (-1 for the others).  Returns the number of rows.");
 }
 
+// A dense layer from its transposed weights (in x out) and bias, checked.
+template <class T>
+Dense<T> dense_layer(const In<T>& w_t, const In<T>& b) {
+    expect(w_t.ndim() == 2 && b.ndim() == 1 && b.shape(0) == w_t.shape(1),
+           "a layer is (in x out) weights, transposed, and out biases");
+    return Dense<T>{w_t.data(), b.data(), int(w_t.shape(0)), int(w_t.shape(1))};
+}
+
+using Mask = nb::ndarray<const bool, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+template <class T>
+void bind_infer(nb::module_& m) {
+    m.def("infer",
+          [](In<T> obs, Mask mask, Idx c_starts, In<T> c_ident, In<T> c_w_in, In<T> c_w_out, In<T> c_w_nb,
+             In<T> c_bias, Idx ptr, Idx col, In<T> val, Idx tptr, Idx tcol, In<T> tval, Idx k_starts,
+             In<T> k_ident, In<T> k_w_in, In<T> k_w_out, In<T> k_bias, In<T> base, Idx glob,
+             std::vector<In<T>> weights, std::vector<In<T>> biases, In<T> country_corr, In<T> card_corr,
+             int country0, int card0, Out<T> logits, Out<T> value) {
+              PolicyNet<T> p;
+              p.country = stage<T>(obs, c_starts, c_ident, c_w_in, c_w_out, c_w_nb, c_bias, ptr, col, val,
+                                   tptr, tcol, tval);
+              fill_layers<T>(p.cards, obs, k_starts, k_ident, k_w_in, k_w_out, k_bias);
+              const int d = p.country.d, n = p.country.tokens, nc = p.cards.tokens;
+              const size_t batch = obs.shape(0);
+              expect(p.cards.d == d, "both stages have one token width");
+              expect(base.ndim() == 2 && base.shape(0) == size_t(nc) && base.shape(1) == size_t(d),
+                     "base is cards x d");
+              p.base = base.data();
+              expect(glob.shape(0) % 2 == 0, "glob holds [lo, hi) pairs");
+              int64_t width = 0, last = 0;
+              for (size_t j = 0; j < glob.shape(0); j += 2) {
+                  const int64_t lo = glob.data()[j], hi = glob.data()[j + 1];
+                  expect(last <= lo && lo <= hi && hi <= p.country.obs_size, "glob ranges in order inside obs");
+                  width += hi - lo, last = hi;
+              }
+              p.glob.assign(glob.data(), glob.data() + glob.shape(0));
+              expect(weights.size() == biases.size() && weights.size() >= 4,
+                     "weights and biases of the trunk's layers, then of policy, value, country and card queries");
+              std::vector<Dense<T>> layers;
+              for (size_t j = 0; j < weights.size(); ++j) layers.push_back(dense_layer<T>(weights[j], biases[j]));
+              p.trunk.assign(layers.begin(), layers.end() - 4);
+              p.policy = layers.end()[-4], p.value = layers.end()[-3];
+              p.country_query = layers.end()[-2], p.card_query = layers.end()[-1];
+              int in = int(width + 4 * d);
+              for (const auto& L : p.trunk) {
+                  expect(L.in == in, "the trunk's layers chain from the global fields and 4 d pooled values");
+                  in = L.out;
+              }
+              const int A = p.policy.out;
+              expect(p.policy.in == in && p.value.in == in && p.country_query.in == in && p.card_query.in == in,
+                     "the heads read the trunk's output");
+              expect(p.value.out == 1 && p.country_query.out == d && p.card_query.out == d,
+                     "a value, and queries of width d");
+              expect(count(country_corr) == size_t(d) + 1 && count(card_corr) == size_t(d) + 1,
+                     "each correction is d weights and a bias");
+              p.country_corr = country_corr.data(), p.card_corr = card_corr.data();
+              expect(country0 >= 0 && country0 + n <= A && card0 >= 0 && card0 + nc <= A,
+                     "the country and card actions lie among the actions");
+              p.country0 = country0, p.card0 = card0, p.n_actions = A;
+              expect(mask.shape(0) == batch && mask.shape(1) == size_t(A), "mask is B x actions");
+              expect_size(logits, batch * A, "logits");
+              expect_size(value, batch, "value");
+              nb::gil_scoped_release unlocked;
+              (use_avx2() ? avx2::infer<T> : generic::infer<T>)(p, mask.data(), logits.data(), value.data());
+          },
+          array_arg("obs"), array_arg("mask"), array_arg("c_starts"), array_arg("c_ident"), array_arg("c_w_in"),
+          array_arg("c_w_out"), array_arg("c_w_nb"), array_arg("c_bias"), array_arg("ptr"), array_arg("col"),
+          array_arg("val"), array_arg("tptr"), array_arg("tcol"), array_arg("tval"), array_arg("k_starts"),
+          array_arg("k_ident"), array_arg("k_w_in"), array_arg("k_w_out"), array_arg("k_bias"), array_arg("base"),
+          array_arg("glob"), array_arg("weights"), array_arg("biases"), array_arg("country_corr"),
+          array_arg("card_corr"), nb::arg("country0"), nb::arg("card0"), array_arg("logits"), array_arg("value"),
+          "The structured network's masked logits (B x actions) and values (B) of obs under mask,\n"
+          "without gradients (agents/networks.py, StructuredPolicyValue.forward).");
+}
+
 }  // namespace
 
 NB_MODULE(_kernels, m) {
     m.doc() = "Fused neural-network kernels of the structured policy (not the rules engine).";
-    m.attr("VERSION") = 2;  // agents/kernels.py uses only the version it speaks
+    m.attr("VERSION") = 3;  // agents/kernels.py uses only the version it speaks
 #ifdef _OPENMP
     m.attr("OPENMP") = true;  // the threads are OpenMP's (PyTorch's pool), see run_parts
 #else
@@ -267,6 +343,8 @@ NB_MODULE(_kernels, m) {
 #endif
     bind<float>(m);
     bind<double>(m);
+    bind_infer<float>(m);
+    bind_infer<double>(m);
     bind_cards<float>(m);
     bind_cards<double>(m);
     m.def("has_avx2", &has_avx2, "Whether this CPU can run the kernels' AVX2/FMA build.");

@@ -2,3 +2,4 @@
 #define EVENSTAR_NS generic
 #include "nn_country_stage.h"
 #include "nn_card_stage.h"
+#include "nn_infer.h"
