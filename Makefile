@@ -32,11 +32,10 @@ demo: setup
 # own war-risk positions (experiments/war_risk_tune.py). These are the settings of
 # agents/checkpoints/learned, which this very command made (docs/agents.md, fifth run):
 # 11 min of cloning, 45 of PPO and 13 of DAgger on the 2-core dev VM, 1 h 09 min in all;
-# the shipped policy is runs/war_risk/checkpoint. Since then the PPO step has gained
-# --threads-idle 2, an exact, faster forward pass (1.5x in the self-play benchmark) and
-# native kernels for the network's token stages with a fused Adam (1.25x more; 1.19x in
-# this mix, where the rollout sets the pace); a full run with them has not been made
-# (docs/agents.md, "fused native kernels").
+# the shipped policy is runs/war_risk/checkpoint. Rerun on 2026-11-27 with the native
+# kernels and forward pass, on a faster day: 36 min in all, PPO ending at its 10M-sample
+# cap after 26 min; 78.0% against the heuristic where the shipped policy makes 79.5%
+# (docs/agents.md, "sixth run").
 TRAIN_MINUTES ?= 45
 train: setup
 	$(BIN)/python -m experiments.cloning --out runs/cloning/structured --net structured \
