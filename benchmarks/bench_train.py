@@ -141,6 +141,9 @@ def main() -> None:
     rows = {}
     print(f"{'net':>22} {'env':>6} {'fwd':>6} {'rollout':>8} {'update':>7}  (CPU µs per "
           f"learner sample, {a.epochs} epochs)  1 core   2 cores overlap")
+    # The process's first rollouts cost more (about 14 us a sample, 2026-11-27), whatever
+    # the network: a discarded round keeps that off the first network's figures.
+    measure(a.nets[0], 1, a.num_envs, a.steps, 1)
     for h in a.nets:
         r = measure(h, a.epochs, a.num_envs, a.steps, a.rounds)
         rows[h] = r
