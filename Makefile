@@ -93,6 +93,7 @@ bench: setup
 
 bench-native: setup
 	$(BIN)/python benchmarks/bench_native.py
+	$(BIN)/python benchmarks/bench_infer.py
 
 bench-agents: setup
 	$(BIN)/python benchmarks/bench_agents.py --agents random heuristic ismcts ppo --games 2 --seed 1001
