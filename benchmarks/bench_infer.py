@@ -36,12 +36,10 @@ def positions(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     while len(obs) < n:
         g = Game(int(rng.integers(2**31)))
         while not g.is_over:
-            legal = g.legal_actions()
             if rng.random() < 0.05:  # a spread of the game's stages, not its first turns
-                mask = np.zeros(g.num_actions, dtype=bool)
-                mask[legal] = True
                 obs.append(observe(g, g.current_player))
-                masks.append(mask)
+                masks.append(g.action_mask())
+            legal = g.legal_actions()
             g.step(int(legal[rng.integers(legal.size)]))
     return torch.as_tensor(np.stack(obs[:n])), torch.as_tensor(np.stack(masks[:n]))
 
@@ -72,11 +70,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "infer.json")
     a = ap.parse_args()
+    if min(a.batches) < 1 or a.rounds < 1:
+        ap.error("--batches and --rounds must be positive")
+    try:
+        net, _, _ = networks.load_checkpoint(a.path)
+    except networks.CheckpointError as e:
+        ap.error(f"--path: {e}")
     torch.set_num_threads(1)
-    net, _, _ = networks.load_checkpoint(a.path)
-    if not net.fused(torch.zeros(1, 1)):
-        raise SystemExit(f"{a.path}: the native kernels do not run for this network")
     obs, mask = positions(max(a.batches), a.seed)
+    if not (isinstance(net, networks.StructuredPolicyValue) and net.fused(obs)
+            and not net.max_pool):
+        ap.error(f"--path {a.path}: the native forward pass does not run for this network "
+                 "(it needs a structured network without max-pooling and the native core built)")
     kept = networks.NATIVE_INFER_UP_TO
     rows = []
     try:
