@@ -2,7 +2,8 @@
 
     python -m experiments.train --name ppo --init runs/bc/checkpoint   # from a cloned policy
     python -m experiments.train --smoke                                # < 1 minute, runs/smoke
-                                                                       # (replaced each time)
+                                                  # (replaced each time; never a folder
+                                                  # a smoke run did not make)
     python -m experiments.train --name ppo --resume                    # continue runs/ppo
 
 **Rollout.**  A :class:`RolloutWorker` holds ``num_envs`` games of
@@ -93,6 +94,7 @@ import torch
 
 from agents.networks import (
     NETWORKS,
+    CheckpointError,
     NetConfig,
     build_network,
     fresh_config,
@@ -107,6 +109,7 @@ from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from evenstar_env.vector import SelfPlayVectorEnv
 from experiments.stats import wilson
+from experiments.train_state import load_optimizer, read_json, read_state, run_config
 
 TRAIN_SEED0 = 1_000_000  # training games: far from evaluation (5000+) and arena seeds (30000+)
 EVAL_SEEDS = range(5000, 5100)
@@ -905,11 +908,12 @@ class Trainer:
             (path / "state.json").write_text(json.dumps(state, indent=1) + "\n")
 
     def _load(self) -> None:
+        """The latest checkpoint, every file checked first (CheckpointError, one line)."""
         path = self.run / "checkpoints" / "latest"
+        st = read_state(self.run)
         net, _, _ = load_checkpoint(path, self.content)
         self.net.load_state_dict(net.state_dict())
-        self.opt.load_state_dict(torch.load(path / "optimizer.pt", weights_only=True))
-        st = json.loads((path / "state.json").read_text())
+        load_optimizer(self.opt, path / "optimizer.pt")
         self.update, self.steps, self.games = st["update"], st["learner_steps"], st["games"]
         self.minutes, self.best, self.snapshots = st["minutes"], st["best"], st["snapshots"]
         self.league = League(**st["league"])
@@ -1062,15 +1066,35 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
         path = Path(ns.get("runs_dir", "runs")) / ns.get("name", base.get("name", "ppo"))
         if not (path / "checkpoints" / "latest" / "state.json").exists():
             raise SystemExit(f"--resume: {path} holds no checkpoint to continue")
-        saved = json.loads((path / "config.json").read_text())
+        try:
+            saved = run_config(read_json(path / "config.json", "run's settings"),
+                               asdict(TrainConfig()), path / "config.json")
+        except CheckpointError as exc:
+            raise SystemExit(f"--resume: {exc}") from None
         other = {k: v for k, v in ns.items() if k not in RESUMABLE and v != saved.get(k)}
         if other:
             raise SystemExit(f"--resume keeps the run's settings; these differ: {other}")
         base = saved
     cfg = TrainConfig(**{**base, **ns})
-    if smoke and not resume and (cfg.run_dir / "config.json").exists():
-        shutil.rmtree(cfg.run_dir)  # a smoke run starts afresh in its folder
+    if smoke and not resume:
+        fresh_smoke_folder(cfg.run_dir)
     return cfg, resume
+
+
+SMOKE_MARK = ".smoke-run"  # in a folder a --smoke run made (and may replace)
+
+
+def fresh_smoke_folder(run: Path) -> None:
+    """Empty `run` for a new smoke run: a folder a smoke run made is replaced; anything
+    else there (another run, a user's files) is refused and left alone."""
+    if run.exists() and any(run.iterdir()):
+        if not (run / SMOKE_MARK).is_file():
+            raise SystemExit(f"--smoke: {run} holds files no smoke run made (nothing was "
+                             "deleted): pick another --name or --runs-dir")
+        shutil.rmtree(run)
+    run.mkdir(parents=True, exist_ok=True)
+    (run / SMOKE_MARK).write_text("made by python -m experiments.train --smoke; a new "
+                                  "--smoke run replaces this folder\n")
 
 
 def main(argv: list[str] | None = None) -> None:
