@@ -202,6 +202,10 @@ class TrainConfig:
             raise ValueError(f"--net must be one of {sorted(NETWORKS)}, not {self.net!r}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"--backend must be local or ray, not {self.backend!r}")
+        if self.backend == "ray" and self.ray_address:
+            from experiments.ray_backend import check_address
+
+            check_address(self.ray_address)  # ray.init waits minutes on a bad one
         seeds = range(self.eval_seed, self.eval_seed + self.eval_games)
         if seeds.start < EVAL_SEEDS.start or seeds.stop > EVAL_SEEDS.stop:
             raise ValueError(f"evaluation seeds {seeds.start}-{seeds.stop - 1} leave "
