@@ -337,6 +337,7 @@ def arena(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int 
     :class:`experiments.files.FolderLockedError` while another run writes it).
     """
     check_settings(specs, games, workers, backend, seed0)
+    games, workers, seed0 = int(games), int(workers), int(seed0)  # numpy's too
     ensure_output_dir(out)
     with folder_lock(out):
         jobs = jobs_for(specs, games, seed0)

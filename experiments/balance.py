@@ -84,10 +84,13 @@ class Study:
     forbid: list[str] = field(default_factory=list)  # card ids for causal "event banned" runs
 
     def check(self) -> None:
-        """ValueError naming the first bad setting (before any game is played)."""
+        """ValueError naming the first bad setting (before any game is played); integer
+        settings made plain ints."""
         if not self.variants:
             raise ValueError("no variants to run")
         check_run(self.seed0, self.games, self.workers)
+        self.seed0, self.games, self.workers = int(self.seed0), int(self.games), \
+            int(self.workers)  # numpy integers become plain ones (JSON, job keys)
         if self.backend not in BACKENDS:
             raise ValueError(f"unknown backend {self.backend!r} (one of {', '.join(BACKENDS)})")
         check_forbid(self.forbid)

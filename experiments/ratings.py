@@ -134,6 +134,7 @@ def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0
     from importlib.metadata import version
 
     check_settings(specs, games, workers, backend, seed0)
+    games, workers, seed0 = int(games), int(workers), int(seed0)  # numpy's too
     if len(set(specs)) < len(specs):
         raise ValueError(f"an agent is named twice: {' '.join(specs)}")
     if readme is not None and not readme.is_file():

@@ -351,3 +351,39 @@ def test_the_lock_goes_with_a_killed_process(tmp_path: Path) -> None:
             proc.kill()
     with folder_lock(tmp_path):
         pass
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(games=10**12), "games must be an integer in 1..100,000"),
+    (dict(games=0), "games must be an integer in 1..100,000"),
+    (dict(workers=10**9), "workers must be an integer in 1..512"),
+    (dict(seed0=2**64), "first seed must be an integer in 0..2\\*\\*63-1"),
+    (dict(seed0=-1), "first seed must be an integer"),
+    (dict(seed0=True), "first seed must be an integer"),
+    (dict(seed0=2**63 - 1, games=2), "go past 2\\*\\*63-1"),
+])
+def test_the_python_api_bounds_its_numbers_too(tmp_path: Path, monkeypatch, kw: dict,
+                                               message: str) -> None:
+    monkeypatch.setattr(arena, "_play", lambda *a: pytest.fail("a game was played"))
+    monkeypatch.setattr(balance, "play_job", lambda *a: pytest.fail("a game was played"))
+    settings = {"games": 1, "workers": 1, "seed0": 0, **kw}
+    with pytest.raises(ValueError, match=message):
+        arena.arena(PAIR, settings["games"], tmp_path / "a", workers=settings["workers"],
+                    seed0=settings["seed0"], progress=False)
+    with pytest.raises(ValueError, match=message):
+        ratings.round_robin(PAIR, settings["games"], tmp_path / "r",
+                            workers=settings["workers"], seed0=settings["seed0"],
+                            progress=False)
+    with pytest.raises(ValueError, match=message):
+        run_study(Study([balance.Variant(name="baseline")], games=settings["games"],
+                        workers=settings["workers"], seed0=settings["seed0"]),
+                  tmp_path / "b", progress=False)
+    assert not any(tmp_path.iterdir())
+
+
+def test_numpy_integers_are_whole_numbers(tmp_path: Path) -> None:
+    import numpy as np
+
+    summary = arena.arena(PAIR, np.int64(1), tmp_path / "a", workers=np.int32(1),
+                          seed0=np.uint64(3), progress=False)
+    assert sum(r["games"] for r in summary["results"] if r["side"] == "both") == 4
