@@ -14,6 +14,7 @@ clean line.
 from __future__ import annotations
 
 import json
+import stat
 import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -60,10 +61,15 @@ def read(path: Path, parse: Callable[[object], T], key: Callable[[T], Hashable]
          ) -> Lines[T]:
     """Every line of `path` through `parse` (ValueError, TypeError or KeyError: damaged);
     each key kept once (the first).  Warns (:class:`ResumeWarning`) if any line was
-    skipped; an absent file holds no games."""
+    skipped; an absent file holds no games; ValueError if `path` is not a regular file."""
     out: Lines[T] = Lines(Path(path))
-    if not out.path.exists():
+    try:
+        mode = out.path.stat().st_mode
+    except FileNotFoundError:
         return out
+    if not stat.S_ISREG(mode):  # a FIFO would block, a device never end
+        raise ValueError(f"{out.path}: not a regular file; move it away or use another "
+                         "folder")
     raw = out.path.read_bytes()
     out.unterminated = bool(raw) and not raw.endswith(b"\n")
     seen: set[Hashable] = set()

@@ -387,3 +387,29 @@ def test_numpy_integers_are_whole_numbers(tmp_path: Path) -> None:
     summary = arena.arena(PAIR, np.int64(1), tmp_path / "a", workers=np.int32(1),
                           seed0=np.uint64(3), progress=False)
     assert sum(r["games"] for r in summary["results"] if r["side"] == "both") == 4
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+@pytest.mark.parametrize("command", ["arena", "ratings", "balance"])
+def test_a_games_file_that_is_not_a_file_is_one_line(tmp_path: Path, kind: str,
+                                                     command: str) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    if kind == "fifo":
+        os.mkfifo(out / "games.jsonl")
+    else:
+        (out / "games.jsonl").mkdir()
+    args = ({"balance": ["balance", "--variant", "baseline", "--games", "1"]}
+            .get(command, [command, *PAIR, "--games", "1"]))
+
+    def hung(*_):
+        raise TimeoutError("waited on the FIFO")
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)  # a regression fails here instead of hanging the test run
+    try:
+        result = CliRunner().invoke(app, [*args, "--workers", "1", "--out", str(out)])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert result.exit_code == 1, result.output
+    assert "games.jsonl: not a regular file" in one_line(result)
