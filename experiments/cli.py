@@ -39,7 +39,8 @@ def fail(message: str) -> NoReturn:
 
 def command(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``app.command()`` whose Ctrl-C prints one line and exits 130 (no traceback), whose
-    locked output folder is one ``error:`` line and whose resume warnings are one line."""
+    locked output folder or failed write (a full disk) is one ``error:`` line and whose
+    resume warnings are one line each."""
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -56,6 +57,9 @@ def command(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise typer.Exit(130) from None
         except FolderLockedError as exc:
             fail(str(exc))
+        except OSError as exc:  # a full disk or a vanished folder while writing results
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"{where}{exc.strerror or exc} (the games finished so far are kept)")
 
     return app.command()(run)
 

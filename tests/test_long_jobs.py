@@ -413,3 +413,38 @@ def test_a_games_file_that_is_not_a_file_is_one_line(tmp_path: Path, kind: str,
         signal.signal(signal.SIGALRM, old)
     assert result.exit_code == 1, result.output
     assert "games.jsonl: not a regular file" in one_line(result)
+
+
+def test_a_refused_arena_resume_leaves_a_torn_file_as_it_was(arena_out: Path) -> None:
+    torn = (arena_out / "games.jsonl").read_text() + '{"seed": 1, "agen'
+    (arena_out / "games.jsonl").write_text(torn)
+    result = CliRunner().invoke(app, ["arena", "random", "heuristic", "--games", "2",
+                                      "--workers", "1", "--out", str(arena_out)])
+    assert result.exit_code == 1
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 2 and "line 5: not a whole JSON line" in lines[0]
+    assert lines[1].startswith("error: ") and "does not name (cautious)" in lines[1]
+    assert (arena_out / "games.jsonl").read_text() == torn
+    assert not (arena_out / "games.jsonl.damaged").exists()
+
+
+def test_a_failed_write_is_one_line_and_keeps_the_games(tmp_path: Path, monkeypatch) -> None:
+    """A full disk in the middle of a run: one error line; the games written stay."""
+    import errno
+
+    import experiments.files as files
+
+    real, calls = files.os.write, []
+
+    def full(fd: int, data: bytes) -> int:
+        calls.append(1)
+        if len(calls) > 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+    monkeypatch.setattr(files.os, "write", full)
+    out = tmp_path / "a"
+    result = CliRunner().invoke(app, ["arena", *PAIR, "--games", "2", "--workers", "1",
+                                      "--out", str(out)])
+    assert result.exit_code == 1
+    assert "No space left on device (the games finished so far are kept)" in one_line(result)
+    assert len(game_keys(out / "games.jsonl")) == 2
