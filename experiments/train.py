@@ -81,6 +81,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -108,6 +109,7 @@ from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from evenstar_env.vector import SelfPlayVectorEnv
+from experiments.limits import MAX_SEED
 from experiments.stats import wilson
 from experiments.train_state import load_optimizer, read_json, read_state, run_config
 
@@ -182,12 +184,22 @@ class TrainConfig:
     checkpoint_every: int = _opt(10, "updates between checkpoints")
 
     def check(self) -> None:
+        for f in fields(self):
+            value, flag = getattr(self, f.name), "--" + f.name.replace("_", "-")
+            if isinstance(value, float) and not math.isfinite(value) and f.name != "minutes":
+                raise ValueError(f"{flag} must be a finite number, not {value}")
+            if isinstance(value, int) and not isinstance(value, bool) \
+                    and abs(value) > INT_CAPS.get(f.name, MAX_SEED):
+                raise ValueError(f"{flag} must be at most {INT_CAPS.get(f.name, MAX_SEED):,}, "
+                                 f"not {value}")
         for name in ("num_envs", "rollout_steps", "workers", "epochs", "minibatch",
                      "total_steps", "pool_size", "snapshot_every", "eval_every", "eval_games",
                      "checkpoint_every", "threads", "token"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, "
                                  f"not {getattr(self, name)}")
+        if self.seed < 0:
+            raise ValueError(f"--seed must be at least 0, not {self.seed}")
         if not (self.lr > 0 and self.clip > 0 and 0 < self.gamma <= 1
                 and 0 <= self.gae_lambda <= 1 and self.minutes >= 0):
             raise ValueError("--lr and --clip must be positive, --gamma in (0, 1], "
@@ -224,6 +236,13 @@ class TrainConfig:
     @property
     def batch_rows(self) -> int:
         return self.workers * self.num_envs * self.rollout_steps
+
+
+# Upper bounds of the integer settings (any other: MAX_SEED): a typo such as
+# --num-envs 10**9 is refused at once instead of filling the memory.
+INT_CAPS = {"num_envs": 16_384, "rollout_steps": 1 << 20, "workers": 512, "epochs": 10_000,
+            "minibatch": 1 << 24, "pool_size": 10_000, "threads": 1_024,
+            "threads_idle": 1_024, "token": 1_024, "eval_games": 100, "value_warmup": 1 << 30}
 
 
 SMOKE = dict(name="smoke", hidden="32,32", num_envs=6, rollout_steps=24, total_steps=500,
