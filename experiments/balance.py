@@ -215,11 +215,10 @@ def play_stamp(agents: Iterable[str] = ()) -> str:
     return " ".join(parts)
 
 
-def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = (),
-                     write: bool = True) -> None:
+def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = ()) -> None:
     """Refuse to resume a study folder whose games were played on other card or rule data,
     or by other network weights of its `agents` (their results would be mixed with
-    these); stamp a new folder (unless `write` is false)."""
+    these); stamp a new folder."""
     now = play_stamp(agents)
     stamp = out / STAMP
     try:
@@ -231,7 +230,7 @@ def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = (),
         played = f"data {had}" if had else "data of unknown fingerprint"
         raise ValueError(f"{out} holds games played on {played}, not on the shipped data "
                          f"and networks ({now}): use another folder or delete that one")
-    if had != now and write:
+    if had != now:
         write_text_atomic(stamp, now + "\n")
 
 
@@ -317,7 +316,6 @@ def parse_game(data: object) -> dict:
     """One line of a study's games.jsonl, every field the summaries read checked
     (KeyError, TypeError or ValueError naming it)."""
     rec = checked(data, dict, "the line")
-    assert isinstance(rec, dict)
     for name, kind in _FIELDS.items():
         checked(rec[name], kind, name)
     if rec["key"] != f"{rec['variant']}|{rec['seed']}|{rec['usa']}|{rec['china']}":
@@ -328,7 +326,6 @@ def parse_game(data: object) -> dict:
     for side in ("usa", "china"):
         checked(rec["vp"][side], (int, float), f"vp.{side}")
         sources = checked(rec["vp_sources"][side], dict, f"vp_sources.{side}")
-        assert isinstance(sources, dict)
         for v in sources.values():
             checked(v, (int, float), f"vp_sources.{side}")
     for use in rec["cards"]:

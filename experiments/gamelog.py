@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from experiments.files import append_line, write_text_atomic
 
@@ -114,7 +114,7 @@ def repair(lines: Lines) -> None:
     write_text_atomic(lines.path, "".join(line + "\n" for line in lines.kept))
 
 
-def checked(value: object, kind: type | tuple[type, ...], what: str) -> object:
+def checked(value: Any, kind: type | tuple[type, ...], what: str) -> Any:
     """`value` if it is of `kind` (a bool is no int), else TypeError naming `what`."""
     if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
         raise TypeError(f"field {what!r} must be {_name(kind)}, not bool")
