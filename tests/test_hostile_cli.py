@@ -451,3 +451,25 @@ def test_play_shows_the_seed_only_when_the_game_ends(tmp_path: Path) -> None:
     assert rec.winner is not None or rec.reason
     assert text.count(str(seed)) == 1 and f"the game's seed was {seed}" in text
     assert text.index(str(seed)) > text.index("Game over")
+
+
+def test_play_load_of_a_fifo_or_device_keeps_playing(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    os.mkfifo(tmp_path / "fifo.json")
+
+    def hung(*_):
+        raise TimeoutError("waited on the FIFO")
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)  # a regression fails here instead of hanging the test run
+    try:
+        s, out = session(tmp_path, ["1", f"load {tmp_path / 'fifo.json'}", "load /dev/zero",
+                                    "1"], then=None)
+        rec = s.run()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    text = flat(out.getvalue())
+    assert "a FIFO, not a regular file" in text and "a character device, not a" in text
+    assert len(rec.actions) >= 2 and saved_actions(tmp_path / "game.json") == rec.actions
