@@ -5,6 +5,7 @@ writer, and a bad line is reported by its line number, never a KeyError."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -12,12 +13,16 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from experiments import arena, balance, ratings
+from evenstar_env.safe_io import read_bounded
+from experiments import arena, balance, gamelog, ratings
 from experiments.balance import Study, run_study
 from experiments.cli import app
 from experiments.files import FolderLockedError, folder_lock
@@ -448,3 +453,62 @@ def test_a_failed_write_is_one_line_and_keeps_the_games(tmp_path: Path, monkeypa
     assert result.exit_code == 1
     assert "No space left on device (the games finished so far are kept)" in one_line(result)
     assert len(game_keys(out / "games.jsonl")) == 2
+
+
+# ---------------------------------------------------------------- invariants
+
+
+def _parse_kv(data: object) -> dict:
+    if not isinstance(data, dict) or not isinstance(data["k"], int):
+        raise TypeError("field 'k' must be int")
+    return data
+
+
+LINE = st.one_of(
+    st.integers(0, 6).map(lambda k: ("good", json.dumps({"k": k, "v": "x" * k}))),
+    st.sampled_from([("bad", '{"k": 1, "v'), ("bad", '{"v": 2}'), ("bad", "[1]"),
+                     ("bad", '{"k": "one"}'), ("bad", "not json")]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(LINE, max_size=12), st.booleans())
+def test_read_keeps_each_good_key_once_and_repair_loses_nothing(tmp_path_factory, lines,
+                                                                 torn_tail: bool) -> None:
+    """Any mix of good, damaged and repeated lines: read keeps the first game of each key
+    in order and names every other line; repair leaves a clean file of exactly those
+    games and every damaged line in NAME.damaged."""
+    path = tmp_path_factory.mktemp("g") / "games.jsonl"
+    text = "".join(line + "\n" for _, line in lines) + ('{"k": 9, "v"' if torn_tail else "")
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResumeWarning)
+        got = gamelog.read(path, _parse_kv, lambda r: r["k"])
+    expect, seen = [], set()
+    for kind, line in lines:
+        k = json.loads(line)["k"] if kind == "good" else None
+        if kind == "good" and k not in seen:
+            seen.add(k)
+            expect.append(json.loads(line))
+    assert got.games == expect
+    bad = [ln for kind, ln in lines if kind == "bad"] + (['{"k": 9, "v"'] if torn_tail else [])
+    assert [t for _, _, t in got.damaged] == bad
+    assert len(got.repeated) == sum(kind == "good" for kind, _ in lines) - len(expect)
+    gamelog.repair(got)
+    again = gamelog.read(path, _parse_kv, lambda r: r["k"])
+    assert again.clean and again.games == expect
+    damaged = path.with_name("games.jsonl.damaged")
+    assert (damaged.read_text().splitlines() if damaged.exists() else []) == bad
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(max_size=3000), st.integers(0, 3000))
+def test_read_bounded_returns_the_file_or_refuses_it(tmp_path_factory, data: bytes,
+                                                     cap: int) -> None:
+    path = tmp_path_factory.mktemp("f") / "x"
+    path.write_bytes(data)
+    if len(data) <= cap:
+        assert read_bounded(path, cap) == data
+    else:
+        with pytest.raises(OSError) as err:
+            read_bounded(path, cap)
+        assert err.value.errno == errno.EFBIG
