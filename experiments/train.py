@@ -109,6 +109,7 @@ from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from evenstar_env.vector import SelfPlayVectorEnv
+from experiments.files import LOCK_NAME, OutputDirError, ensure_output_dir, folder_lock
 from experiments.limits import MAX_SEED
 from experiments.stats import wilson
 from experiments.train_state import load_optimizer, read_json, read_state, run_config
@@ -1110,21 +1111,42 @@ SMOKE_MARK = ".smoke-run"  # in a folder a --smoke run made (and may replace)
 def fresh_smoke_folder(run: Path) -> None:
     """Empty `run` for a new smoke run: a folder a smoke run made is replaced; anything
     else there (another run, a user's files) is refused and left alone."""
-    if run.exists() and any(run.iterdir()):
+    if run.exists() and not run.is_dir():
+        raise SystemExit(f"--smoke: {run} is a file, not a run folder (nothing was deleted)")
+    if run.is_dir() and any(p.name != LOCK_NAME for p in run.iterdir()):
         if not (run / SMOKE_MARK).is_file():
             raise SystemExit(f"--smoke: {run} holds files no smoke run made (nothing was "
                              "deleted): pick another --name or --runs-dir")
-        shutil.rmtree(run)
+        try:
+            with folder_lock(run):  # never under a smoke run that is still going
+                for p in run.iterdir():
+                    if p.is_dir() and not p.is_symlink():
+                        shutil.rmtree(p)
+                    elif p.name != LOCK_NAME:
+                        p.unlink()
+        except OutputDirError as e:
+            raise SystemExit(f"--smoke: {e}") from None
     run.mkdir(parents=True, exist_ok=True)
     (run / SMOKE_MARK).write_text("made by python -m experiments.train --smoke; a new "
                                   "--smoke run replaces this folder\n")
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Parse, then train while holding the run folder's lock (a second run on the same
+    folder stops at once with one line)."""
     cfg, resume = parse_args(argv)
     try:
+        ensure_output_dir(cfg.run_dir)
+        with folder_lock(cfg.run_dir):
+            _train(cfg, resume)
+    except OutputDirError as e:  # the folder cannot be written, or another run holds it
+        raise SystemExit(f"train: {e}") from None
+
+
+def _train(cfg: TrainConfig, resume: bool) -> None:
+    try:
         trainer = Trainer(cfg, resume)
-    except ValueError as e:  # a bad setting: one line, not a traceback
+    except (ValueError, OSError) as e:  # a bad setting, a folder of another run: one line
         raise SystemExit(f"train: {e}") from None
     try:
         trainer.train()

@@ -216,7 +216,7 @@ def test_smoke_never_deletes_a_folder_it_did_not_make(tmp_path: Path) -> None:
     cfg, _ = train.parse_args(["--smoke", "--runs-dir", str(tmp_path), "--name", "new"])
     (cfg.run_dir / "config.json").write_text("{}")  # as a smoke run leaves it
     train.parse_args(["--smoke", "--runs-dir", str(tmp_path), "--name", "new"])
-    assert sorted(p.name for p in cfg.run_dir.iterdir()) == [train.SMOKE_MARK]
+    assert sorted(p.name for p in cfg.run_dir.iterdir()) == [train.LOCK_NAME, train.SMOKE_MARK]
 
 
 def _state(run: Path, **change) -> None:
@@ -288,3 +288,32 @@ def test_resume_checks_the_saved_settings(tmp_path: Path, config: str, message: 
     with pytest.raises(SystemExit) as err:
         train.parse_args(["--smoke", "--runs-dir", str(tmp_path), "--resume"])
     assert message in str(err.value.code)
+
+
+def test_a_run_folder_is_locked_against_a_second_trainer(tmp_path: Path) -> None:
+    """A second `train` on a folder a run is writing (or a smoke run about to replace
+    it) stops at once with one line and deletes nothing."""
+    from experiments.files import folder_lock
+
+    run = tmp_path / "smoke"
+    run.mkdir()
+    with folder_lock(run):
+        with pytest.raises(SystemExit) as err:
+            train.main(["--smoke", "--runs-dir", str(tmp_path)])
+        assert "another run is writing this folder" in str(err.value.code)
+        (run / "train.csv").write_text("rows of the running smoke run")
+        with pytest.raises(SystemExit) as err:
+            train.main(["--smoke", "--runs-dir", str(tmp_path)])
+        assert str(err.value.code).startswith("--smoke: ")
+        assert (run / "train.csv").read_text() == "rows of the running smoke run"
+
+
+def test_a_fresh_run_into_a_folder_with_a_run_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "ppo" / "checkpoints" / "latest").mkdir(parents=True)
+    with pytest.raises(SystemExit) as err:
+        train.main(["--runs-dir", str(tmp_path), "--name", "ppo", "--hidden", "8",
+                    "--num-envs", "2"])
+    assert "already holds a run: --resume or a new --name" in str(err.value.code)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SystemExit, match="is a file, not a run folder"):
+        train.main(["--smoke", "--runs-dir", str(tmp_path), "--name", "file"])
