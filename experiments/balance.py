@@ -11,8 +11,10 @@ write of a whole line each, flushed to disk), so an interrupted study resumes
 without replaying them: on resume a damaged line (a crash mid-write, or a line
 that lacks a field) is reported by line number and moved to ``games.jsonl.damaged``
 (:mod:`experiments.gamelog`), and every game (keyed by variant, seed and agents) is
-played and stored at most once.  A study folder is locked while a run writes it: a
-second process on the same folder stops at once with one line.
+played and stored at most once.  Games in the folder that are not part of this
+study (other variants, agents or seeds) stay in the file and out of its results.  A
+study folder is locked while a run writes it: a second process on the same folder
+stops at once with one line.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import hashlib
 import json
 import math
 import multiprocessing as mp
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -248,6 +251,14 @@ def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
     done = lines.games
     check_data_stamp(out, bool(done), (study.usa, study.china))  # refused: nothing written
     gamelog.repair(lines)
+    jobs = jobs_for(study)
+    wanted = {j.key for j in jobs}
+    other = sum(r["key"] not in wanted for r in done)
+    if other:  # kept on disk, never mixed into this study's figures
+        warnings.warn(f"{games_path}: {other} game(s) of other variants, agents or seeds "
+                      "are not part of this study: kept in the file, left out of its "
+                      "results", ResumeWarning, stacklevel=3)
+        done = [r for r in done if r["key"] in wanted]
     finished = {r["key"] for r in done}
     variants = {v.name: v.model_dump() for v in study.all_variants()}
     stopped: dict[str, str] = {}
@@ -258,7 +269,7 @@ def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
         for name in variants:
             _sprt_check(study, name, counts, stopped)
 
-    todo = [j for j in jobs_for(study) if j.key not in finished]
+    todo = [j for j in jobs if j.key not in finished]
 
     def feed() -> Iterator[Job]:
         for job in todo:

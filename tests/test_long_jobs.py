@@ -512,3 +512,20 @@ def test_read_bounded_returns_the_file_or_refuses_it(tmp_path_factory, data: byt
         with pytest.raises(OSError) as err:
             read_bounded(path, cap)
         assert err.value.errno == errno.EFBIG
+
+
+def test_a_study_never_mixes_in_games_of_other_agents_or_seeds(study_out: Path) -> None:
+    """Games of another study in the folder stay on disk but out of this one's figures
+    (they were counted as this study's before)."""
+    before = lines_of(study_out / "games.jsonl")
+    other = Study([balance.Variant(name="baseline")], usa="random", china="random", games=1,
+                  workers=1)
+    with pytest.warns(ResumeWarning, match="4 game\\(s\\) of other variants, agents or seeds"):
+        summary = run_study(other, study_out, progress=False)
+    assert summary["variants"]["baseline"]["games"] == 1
+    assert summary["config"]["usa"] == "random"
+    after = lines_of(study_out / "games.jsonl")
+    assert after[:4] == before and len(after) == 5
+    with pytest.warns(ResumeWarning, match="1 game\\(s\\) of other"):
+        assert run_study(tiny_study(), study_out, progress=False)["variants"]["baseline"][
+            "games"] == 4
