@@ -578,7 +578,8 @@ def _read_doc(path: Path) -> dict[str, Any]:
     try:
         doc = json.loads(read_bounded(cfg_path, MAX_CONFIG_BYTES).decode("utf-8"))
     except OSError as exc:
-        raise CheckpointError(f"{cfg_path}: cannot be read: {exc.strerror or exc}") from None
+        raise CheckpointError(f"{cfg_path}: cannot read the checkpoint: "
+                              f"{exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise CheckpointError(f"{cfg_path}: not UTF-8 text ({exc.reason} at byte "
                               f"{exc.start})") from None
@@ -598,7 +599,8 @@ def load_weights(path: Path) -> dict[str, torch.Tensor]:
     try:
         data = read_bounded(path, MAX_WEIGHTS_BYTES)
     except OSError as exc:
-        raise CheckpointError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        raise CheckpointError(f"{path}: cannot read the checkpoint: "
+                              f"{exc.strerror or exc}") from None
     if not data:
         raise CheckpointError(f"{path}: an empty file, not a weights-only tensor file")
     try:

@@ -86,8 +86,8 @@ class _Exploit:
     (b"", "an empty file, not a weights-only tensor file"),  # printed only 'Aborted.'
     (b"garbage" * 20, "not a weights-only tensor file: Unsupported operand"),
     (pickle.dumps({"w": [1, 2]}), "not a weights-only tensor file"),
-    ("/dev/zero", "cannot be read: a character device, not a regular file"),
-    ("/dev/urandom", "cannot be read: a character device, not a regular file"),
+    ("/dev/zero", "cannot read the checkpoint: a character device, not a regular file"),
+    ("/dev/urandom", "cannot read the checkpoint: a character device, not a regular file"),
 ])
 def test_weights_that_are_not_a_tensor_file_are_one_line(ckpt: Path, weights, message) -> None:
     refused(damaged(ckpt, "bad", weights=weights), message)
@@ -139,7 +139,7 @@ def test_a_device_config_is_refused(ckpt: Path, target: str) -> None:
     out = damaged(ckpt, "bad")
     (out / "config.json").unlink()
     os.symlink(target, out / "config.json")
-    refused(out, "config.json: cannot be read: a character device")
+    refused(out, "config.json: cannot read the checkpoint: a character device")
 
 
 def test_a_fifo_config_or_policy_never_hangs(ckpt: Path, tmp_path: Path) -> None:
@@ -157,7 +157,7 @@ def test_a_fifo_config_or_policy_never_hangs(ckpt: Path, tmp_path: Path) -> None
                           text=True, timeout=120)
     lines = done.stdout.splitlines()
     assert len(lines) == 2, done.stdout + done.stderr
-    assert "config.json: cannot be read: a FIFO, not a regular file" in lines[0]
+    assert "config.json: cannot read the checkpoint: a FIFO, not a regular file" in lines[0]
     assert "p.json: cannot be read: a FIFO, not a regular file" in lines[1]
 
 
