@@ -11,7 +11,9 @@ code in either file is ever executed.  Kinds are registered in :data:`NETWORKS`.
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,6 +27,7 @@ from agents import kernels
 from evenstar_env.content import Content, fingerprint, load_content
 from evenstar_env.engine.actions import ActionSpace
 from evenstar_env.env.observation import encoder_for
+from evenstar_env.safe_io import read_bounded
 
 FORMAT = "evenstar-net-v1"
 NEG = -1e9  # the logit of an illegal action
@@ -58,8 +61,9 @@ def fresh_config(kind: str, hidden: tuple[int, ...], token: int = 32,
     trunk) and, for the structured kind, its token width."""
     if kind not in NETWORKS:
         raise CheckpointError(f"unknown network kind {kind!r} (one of {sorted(NETWORKS)})")
-    return NetConfig.for_content(content, kind=kind, hidden=tuple(hidden),
-                                 options={"token": token} if kind == "structured" else {})
+    cfg = NetConfig.for_content(content, kind=kind, hidden=tuple(hidden),
+                                options={"token": token} if kind == "structured" else {})
+    return check_config({**asdict(cfg), "hidden": list(cfg.hidden)}, "--hidden/--token")
 
 
 def dense_stack(width: int, hidden: tuple[int, ...],
@@ -507,24 +511,126 @@ def save_checkpoint(path: Path, net: nn.Module, cfg: NetConfig,
     tmp.replace(path / "config.json")
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few hundred bytes
+MAX_WEIGHTS_BYTES = 1 << 30
+MAX_LAYERS = 16
+MAX_WIDTH = 16_384  # units per hidden layer
+MAX_TOKEN = 1_024  # the structured kind's token width
+MAX_PARAMS = 200_000_000  # 800 MB of float32, as for PPO policy files
+OPTIONS: dict[str, type] = {"token": int, "max_pool": bool}
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception's message on one line (torch's unpickling errors span many)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _size(value: Any, what: str, lo: int, hi: int) -> int:
+    if type(value) is not int or not lo <= value <= hi:
+        raise CheckpointError(f"{what} must be an integer in {lo}..{hi:,}, got "
+                              f"{value!r}"[:200])
+    return value
+
+
+def check_config(raw: Any, where: str = "config") -> NetConfig:
+    """The :class:`NetConfig` of a checkpoint's ``net`` entry, every field checked and the
+    network's size bounded before anything is allocated (:class:`CheckpointError`)."""
+    if not isinstance(raw, dict):
+        raise CheckpointError(f"{where}: 'net' must be an object, not {type(raw).__name__}")
+    unknown = sorted(set(raw) - {f for f in NetConfig.__dataclass_fields__})
+    if unknown:
+        raise CheckpointError(f"{where}: unknown 'net' field(s) {unknown}"[:200])
+    kind, hidden = raw.get("kind", "mlp"), raw.get("hidden", [])
+    if kind not in NETWORKS:
+        raise CheckpointError(f"{where}: network kind {kind!r} is not one of "
+                              f"{sorted(NETWORKS)}"[:200])
+    if not isinstance(hidden, list | tuple) or len(hidden) > MAX_LAYERS:
+        raise CheckpointError(f"{where}: 'hidden' must be a list of at most {MAX_LAYERS} "
+                              f"layer widths, got {hidden!r}"[:200])
+    widths = tuple(_size(h, f"{where}: each 'hidden' width", 1, MAX_WIDTH) for h in hidden)
+    obs = _size(raw.get("obs_size", 0), f"{where}: 'obs_size'", 0, 1 << 24)
+    n_act = _size(raw.get("n_actions", 0), f"{where}: 'n_actions'", 0, 1 << 24)
+    if not isinstance(raw.get("content", ""), str):
+        raise CheckpointError(f"{where}: 'content' must be a text fingerprint")
+    options = raw.get("options", {})
+    if not isinstance(options, dict):
+        raise CheckpointError(f"{where}: 'options' must be an object, not "
+                              f"{type(options).__name__}")
+    for key, value in options.items():
+        if key not in OPTIONS or type(value) is not OPTIONS[key]:
+            raise CheckpointError(f"{where}: option {key!r} must be one of "
+                                  + ", ".join(f"{k} ({t.__name__})" for k, t in OPTIONS.items())
+                                  + f", got {value!r}"[:100])
+    token = _size(options.get("token", 32), f"{where}: option 'token'", 1, MAX_TOKEN)
+    sizes = [obs + (4 * token if kind == "structured" else 0), *widths]
+    params = sum((a + 1) * b for a, b in zip(sizes, sizes[1:], strict=False))
+    params += (sizes[-1] + 1) * (n_act + 1) + obs * token
+    if params > MAX_PARAMS:
+        raise CheckpointError(f"{where}: 'hidden' {list(widths)} needs about {params:,} "
+                              f"parameters (at most {MAX_PARAMS:,})")
+    return NetConfig(kind=kind, hidden=widths, obs_size=obs, n_actions=n_act,
+                     content=raw.get("content", ""), options=dict(options))
+
+
+def _read_doc(path: Path) -> dict[str, Any]:
+    cfg_path = path / "config.json"
+    try:
+        doc = json.loads(read_bounded(cfg_path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except OSError as exc:
+        raise CheckpointError(f"{cfg_path}: cannot read the checkpoint: "
+                              f"{exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CheckpointError(f"{cfg_path}: not UTF-8 text ({exc.reason} at byte "
+                              f"{exc.start})") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise CheckpointError(f"{cfg_path}: not valid JSON: {one_line(exc)}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise CheckpointError(f"{cfg_path}: format is not {FORMAT!r}")
+    if not isinstance(doc.get("extra", {}), dict):
+        raise CheckpointError(f"{cfg_path}: 'extra' must be an object, not "
+                              f"{type(doc['extra']).__name__}")
+    return doc
+
+
+def load_weights(path: Path) -> dict[str, torch.Tensor]:
+    """A weights-only tensor file as a dict of finite float tensors (CheckpointError in
+    one line if it is not: a pickle, garbage, an empty file, a device, NaN or inf)."""
+    try:
+        data = read_bounded(path, MAX_WEIGHTS_BYTES)
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot read the checkpoint: "
+                              f"{exc.strerror or exc}") from None
+    if not data:
+        raise CheckpointError(f"{path}: an empty file, not a weights-only tensor file")
+    try:
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as exc:  # an unpickling refusal or garbage: nothing in it ran
+        found = re.search(r"WeightsUnpickler error:\s*(.*?)\s*(?:\n\n|$)", str(exc))
+        why = found.group(1) if found else one_line(exc)
+        raise CheckpointError(f"{path}: not a weights-only tensor file: {why}"[:400]
+                              ) from None
+    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in state.items()):
+        raise CheckpointError(f"{path}: not a dict of named tensors")
+    for key, t in state.items():
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            raise CheckpointError(f"{path}: weight {key!r} holds NaN or infinite values")
+    return state
+
+
 def load_checkpoint(path: Path, content: Content | None = None
                     ) -> tuple[nn.Module, NetConfig, dict[str, Any]]:
-    """The network, its config and the training facts saved at `path` (weights only)."""
+    """The network, its config and the training facts saved at `path` (weights only).
+
+    Every failure is one :class:`CheckpointError` line, raised before anything large is
+    allocated: a config.json or weights.pt that is not a regular file or is too big, a
+    malformed field, a network over :data:`MAX_PARAMS`, weights that are not finite.
+    """
     path = Path(path)
     c = content or load_content()
-    try:
-        doc = json.loads((path / "config.json").read_text())
-        state = torch.load(path / "weights.pt", map_location="cpu", weights_only=True)
-    except (OSError, ValueError, RuntimeError) as e:
-        raise CheckpointError(f"{path}: cannot read the checkpoint ({e})") from e
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise CheckpointError(f"{path}/config.json: format is not {FORMAT!r}")
-    try:
-        raw = dict(doc["net"])
-        raw["hidden"] = tuple(int(h) for h in raw.get("hidden", ()))
-        cfg = NetConfig(**raw)
-    except (KeyError, TypeError, ValueError) as e:
-        raise CheckpointError(f"{path}/config.json: bad 'net' entry ({e})") from e
+    doc = _read_doc(path)
+    cfg = check_config(doc.get("net"), f"{path}/config.json")
     want = NetConfig.for_content(c)
     if (cfg.content, cfg.obs_size, cfg.n_actions) != (want.content, want.obs_size,
                                                       want.n_actions):
@@ -532,11 +638,12 @@ def load_checkpoint(path: Path, content: Content | None = None
             f"{path}: made for content {cfg.content} ({cfg.obs_size} inputs, "
             f"{cfg.n_actions} actions), this content is {want.content} ({want.obs_size}, "
             f"{want.n_actions})")
+    state = load_weights(path / "weights.pt")
     net = build_network(cfg, c)
     try:
         net.load_state_dict(state)
     except (RuntimeError, TypeError, AttributeError) as e:
-        raise CheckpointError(f"{path}/weights.pt: does not fit a {cfg.kind} network ({e})"
-                              ) from e
+        raise CheckpointError(f"{path}/weights.pt: does not fit a {cfg.kind} network "
+                              f"({one_line(e)})") from None
     net.eval()
     return net, cfg, dict(doc.get("extra") or {})

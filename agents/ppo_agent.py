@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from evenstar_env.content import Content, fingerprint, load_content
+from evenstar_env.safe_io import read_bounded
 
 from .base import observation_vector
 
@@ -31,7 +32,8 @@ ACTIVATIONS = ("tanh", "relu")  # the actor's hidden-layer activation
 MAX_LAYERS = 16
 MAX_WIDTH = 16_384  # units per hidden layer
 MAX_PARAMS = 200_000_000  # 800 MB of float32: no policy file may ask for more
-MAX_ZIP_ENTRY = 1 << 30  # bytes read from one entry of an SB3 zip
+MAX_ZIP_ENTRY = 1 << 30  # bytes read from one entry of an SB3 zip (or a .pt file)
+MAX_CONFIG_BYTES = 1 << 20
 _BODY, _HEAD = "mlp_extractor.policy_net.", "action_net."
 
 
@@ -87,7 +89,7 @@ def _layout(content: Content) -> tuple[int, int]:
 
 def _read_config(cfg_path: Path, content: Content) -> dict[str, Any]:
     try:
-        config = json.loads(cfg_path.read_bytes().decode("utf-8"))
+        config = json.loads(read_bounded(cfg_path, MAX_CONFIG_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise PolicyFileError(f"{cfg_path}: no policy config file") from None
     except OSError as exc:
@@ -162,6 +164,8 @@ def _check_weights(state: Any, config: dict[str, Any], where: Path) -> dict[str,
         if tuple(t.shape) != shape:
             raise PolicyFileError(f"{where}: weight {key!r} has shape {tuple(t.shape)}, "
                                   f"the config says {shape}")
+        if not bool(torch.isfinite(t).all()):
+            raise PolicyFileError(f"{where}: weight {key!r} holds NaN or infinite values")
     return {k: state[k].float() for k in expected}
 
 
@@ -169,11 +173,16 @@ def _load_pt(pt_path: Path) -> Any:
     import torch
 
     try:
-        return torch.load(pt_path, map_location="cpu", weights_only=True)
+        data = read_bounded(pt_path, MAX_ZIP_ENTRY)
     except FileNotFoundError:
         raise PolicyFileError(f"{pt_path}: no weights file") from None
+    except OSError as exc:
+        raise PolicyFileError(f"{pt_path}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as exc:  # any unpickling refusal or corrupt file
-        raise PolicyFileError(f"{pt_path}: not a weights-only tensor file: {exc}") from None
+        raise PolicyFileError(f"{pt_path}: not a weights-only tensor file: "
+                              f"{' '.join(str(exc).split())[:300]}") from None
 
 
 def _read_sb3_zip(path: Path) -> tuple[dict[str, Any], Any]:
@@ -181,7 +190,7 @@ def _read_sb3_zip(path: Path) -> tuple[dict[str, Any], Any]:
     import torch
 
     try:
-        with zipfile.ZipFile(path) as z:
+        with zipfile.ZipFile(io.BytesIO(read_bounded(path, 2 * MAX_ZIP_ENTRY))) as z:
             entries = {}
             for name in ("data", "policy.pth"):
                 info = z.getinfo(name)

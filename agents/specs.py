@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,11 @@ def make_agent(spec: str, seed: int) -> Any:
         return HeuristicAgent(seed)
     if kind == "ismcts":
         iters, _, secs = arg.partition(":")  # what the spec leaves out keeps its default
-        budget = {"iterations": int(iters)} if iters else {}
+        budget: dict[str, Any] = {}
+        if iters:
+            budget["iterations"] = count(iters, "ismcts: ITER", MAX_ITERATIONS)
         if secs:
-            budget["seconds"] = float(secs)
+            budget["seconds"] = seconds(secs, "ismcts: SECONDS")
         return ISMCTSAgent(seed=seed, **budget)
     if kind == "ppo":
         from agents.ppo_agent import SHIPPED_POLICY, PPOAgent
@@ -53,8 +56,33 @@ def make_agent(spec: str, seed: int) -> Any:
     if kind == "openspiel-ismcts":
         from agents.openspiel_agent import OpenSpielISMCTSAgent
 
-        return OpenSpielISMCTSAgent(**({"simulations": int(arg)} if arg else {}), seed=seed)
+        sims = {"simulations": count(arg, "openspiel-ismcts: SIMS", MAX_ITERATIONS)} if arg \
+            else {}
+        return OpenSpielISMCTSAgent(**sims, seed=seed)
     raise ValueError(f"unknown agent spec {spec!r} ({SPEC_FORMS})")
+
+
+MAX_ITERATIONS = 10_000_000  # search iterations or simulations per decision
+MAX_SECONDS = 3600.0  # search time per decision
+
+
+def count(text: str, what: str, hi: int = MAX_ITERATIONS) -> int:
+    """`text` as a whole number in 1..`hi` (ValueError naming `what` if not)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 12 and 1 <= int(text) <= hi):
+        raise ValueError(f"{what} must be a whole number in 1..{hi:,}, got {text[:40]!r}")
+    return int(text)
+
+
+def seconds(text: str, what: str, hi: float = MAX_SECONDS) -> float:
+    """`text` as a finite number of seconds in (0, `hi`] (ValueError naming `what`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= hi:  # also refuses nan; inf is over hi
+        raise ValueError(f"{what} must be a number of seconds in (0, {hi:g}], "
+                         f"got {text[:40]!r}")
+    return value
 
 
 def spec_weights(spec: str) -> Path | None:
@@ -81,11 +109,10 @@ def alphaism_options(field: str) -> dict[str, Any]:
     kw: dict[str, Any] = {}
     try:
         if budget.endswith("s"):
-            kw = {"simulations": None, "seconds": float(budget[:-1])}
-            ok = kw["seconds"] > 0
-        else:
-            kw = {"simulations": int(budget)} if budget else {}
-            ok = not budget or kw["simulations"] >= 1
+            kw = {"simulations": None, "seconds": seconds(budget[:-1], "alphaism")}
+        elif budget:
+            kw = {"simulations": count(budget, "alphaism")}
+        ok = True
     except ValueError:
         ok = False
     if not ok:
@@ -98,8 +125,10 @@ def alphaism_options(field: str) -> dict[str, Any]:
                              f"{', '.join(ALPHAISM_OPTIONS)})")
         name, kind = ALPHAISM_OPTIONS[key]
         try:
-            kw[name] = kind(value)
+            kw[name] = count(value, key, 65_536) if kind is int else kind(value)
+            if kind is float and not math.isfinite(kw[name]):
+                raise ValueError
         except ValueError:
-            raise ValueError(f"alphaism: {key} must be a {kind.__name__}, got {value!r}"
-                             ) from None
+            raise ValueError(f"alphaism: {key} must be a finite {kind.__name__}, got "
+                             f"{value[:40]!r}") from None
     return kw

@@ -5,6 +5,14 @@ both games of a pair see the same dice and the same deck (the game's random
 streams are independent of play).  Results per side with Wilson 95%
 intervals, end-reason and end-turn histograms, an openskill rating per agent,
 JSON + CSV + PNG outputs and every game's seed and actions for replay.
+
+Each game is appended to ``OUT/games.jsonl`` as it finishes (:mod:`experiments.gamelog`),
+so a killed run keeps its finished games and a rerun of the same command resumes: it
+plays only the games not on disk, and its results equal those of one uninterrupted run.
+A folder holding games this command would not play (another agent list, other seeds),
+or games played on other data or network weights, is refused in one line; ``force``
+replaces its games.  The folder is locked (:func:`experiments.files.folder_lock`)
+while the run writes it.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import json
 import multiprocessing as mp
 import signal
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +31,9 @@ from typing import Any
 from rich.progress import Progress
 
 from agents.specs import make_agent
-from experiments.files import ensure_output_dir, write_text_atomic
+from experiments import gamelog, records
+from experiments.files import append_line, ensure_output_dir, folder_lock, write_text_atomic
+from experiments.limits import check_run
 from experiments.selfplay import GameRecord, play_game
 from experiments.stats import wilson
 
@@ -64,32 +75,138 @@ def _play_at(i: int, job: Job) -> tuple[int, GameRecord]:
     return i, _play(job)
 
 
+def _play_pair(arg: tuple[int, Job]) -> tuple[int, GameRecord]:
+    return _play_at(*arg)
+
+
 def run_games(jobs: list[Job], workers: int = 2, progress: bool = True,
-              backend: str = "process", ray_address: str | None = None) -> list[GameRecord]:
+              backend: str = "process", ray_address: str | None = None,
+              on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
     """Play the jobs over `workers` processes, or as Ray tasks (``backend="ray"``, on the
     cluster at `ray_address` or on a local node of `workers` CPUs); results in job order,
-    the same on both backends (every agent is seeded from its job)."""
+    the same on both backends (every agent is seeded from its job).  `on_game` is called
+    with each game as soon as it finishes (in finishing order)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     results: list[GameRecord | None] = [None] * len(jobs)
     with Progress(disable=not progress, transient=True) as bar:
         task = bar.add_task("arena games", total=len(jobs))
+
+        def done(i: int, rec: GameRecord) -> None:
+            results[i] = rec
+            if on_game is not None:
+                on_game(rec)
+            bar.advance(task)
+
         if backend == "ray":
             from experiments.ray_backend import ray_imap_unordered
 
             for i, rec in ray_imap_unordered(_play_at, enumerate(jobs), workers, ray_address):
-                results[i] = rec
-                bar.advance(task)
+                done(i, rec)
         elif workers <= 1:
             for i, job in enumerate(jobs):
-                results[i] = _play(job)
-                bar.advance(task)
+                done(*_play_at(i, job))
         else:
             with mp.get_context("spawn").Pool(workers, initializer=ignore_sigint) as pool:
-                for i, rec in enumerate(pool.imap(_play, jobs, chunksize=1)):
-                    results[i] = rec
-                    bar.advance(task)
+                for i, rec in pool.imap_unordered(_play_pair, enumerate(jobs), chunksize=1):
+                    done(i, rec)
     return [r for r in results if r is not None]
+
+
+# ---------------------------------------------------------------- the games file
+
+GAMES = "games.jsonl"
+STAMPS = "stamps.json"
+
+
+def game_key(r: GameRecord | Job) -> tuple[int, str, str]:
+    """What identifies a game of a run: its seed and its US and China agent specs."""
+    if isinstance(r, Job):
+        return r.seed, r.usa, r.china
+    return r.seed, r.agents["usa"], r.agents["china"]
+
+
+def parse_game(data: object) -> GameRecord:
+    """One line of ``games.jsonl`` as a record, every field checked (ValueError if not)."""
+    rec = records.parse(data)
+    agents = rec.agents
+    if set(agents) != set(SIDES) or not all(isinstance(v, str) for v in agents.values()):
+        raise ValueError("field 'agents' must map usa and china to agent specs")
+    if rec.winner not in (None, *SIDES):
+        raise ValueError(f"field 'winner' must be usa, china or null, not {rec.winner!r}")
+    return rec
+
+
+def stamps_now(out: Path, played: set[str], specs: list[str]) -> dict[str, str]:
+    """The play stamps of the agents of this run and of the folder's games (spec -> card
+    and rule data, and network weights); ValueError if a folder's game was played on other
+    ones (``out/stamps.json``), whose results would be mixed with these."""
+    from experiments.balance import play_stamp
+
+    path = out / STAMPS
+    try:
+        had = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        had = None
+    if not isinstance(had, dict):
+        raise ValueError(f"{path}: damaged (not a JSON object): use --force to replace the "
+                         "folder's games, or another folder")
+    now = {s: play_stamp([s]) for s in sorted(played | set(specs))}
+    stale = sorted(s for s in played if had.get(s) != now[s])
+    if stale:
+        raise ValueError(f"{out} holds games of {', '.join(stale)} played on other data or "
+                         "network weights (or before stamps were kept): use --force to "
+                         "replace them, or another folder")
+    return now
+
+
+def _not_this_run(path: Path, stale: list[GameRecord], specs: list[str]) -> str:
+    dropped = sorted({a for r in stale for a in r.agents.values()} - set(specs))
+    if dropped:
+        what = f"agents this command does not name ({', '.join(dropped)})"
+    else:
+        seeds = sorted({r.seed for r in stale})
+        what = f"seeds this command does not play ({seeds[0]}..{seeds[-1]})"
+    return (f"{path} holds {len(stale)} game(s) of {what}: name the same agents and seeds to "
+            "resume, --force to replace the folder's games, or use another --out")
+
+
+def resume(out: Path, jobs: list[Job], specs: list[str], force: bool = False
+           ) -> dict[tuple[int, str, str], GameRecord]:
+    """The games of `jobs` already in ``out/games.jsonl`` (by :func:`game_key`).
+
+    Refused (ValueError, one line, nothing written) if the file holds a game `jobs` do not
+    include or one played on other data or weights; with `force` the folder's games are
+    deleted instead.  Damaged lines are reported (:class:`gamelog.ResumeWarning`) and
+    moved aside once every check has passed.
+    """
+    path = out / GAMES
+    if force:
+        path.unlink(missing_ok=True)
+        (out / STAMPS).unlink(missing_ok=True)
+    lines = gamelog.read(path, parse_game, game_key)
+    now = stamps_now(out, {a for r in lines.games for a in r.agents.values()}, specs)
+    wanted = {game_key(j) for j in jobs}
+    stale = [r for r in lines.games if game_key(r) not in wanted]
+    if stale:
+        raise ValueError(_not_this_run(path, stale, specs))
+    gamelog.repair(lines)
+    write_text_atomic(out / STAMPS, json.dumps(now, indent=1) + "\n")
+    return {game_key(r): r for r in lines.games}
+
+
+def play_into(out: Path, jobs: list[Job], known: dict[tuple[int, str, str], GameRecord],
+              workers: int, progress: bool, backend: str, ray_address: str | None
+              ) -> list[GameRecord]:
+    """Play the jobs not in `known`, appending each game to ``out/games.jsonl`` as it
+    finishes; every job's game, in job order."""
+    def keep(rec: GameRecord) -> None:
+        append_line(out / GAMES, json.dumps(asdict(rec)))
+        known[game_key(rec)] = rec
+
+    todo = [j for j in jobs if game_key(j) not in known]
+    run_games(todo, workers, progress, backend, ray_address, on_game=keep)
+    return [known[game_key(j)] for j in jobs]
 
 
 def summarise(records: list[GameRecord]) -> dict[str, Any]:
@@ -145,9 +262,8 @@ def ratings(records: list[GameRecord]) -> dict[str, dict[str, float]]:
 
 
 def write_outputs(records: list[GameRecord], summary: dict[str, Any], out: Path) -> None:
+    """The summary, the CSV and the plots (the games are in games.jsonl already)."""
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / "games.jsonl", "".join(json.dumps(asdict(r)) + "\n"
-                                                   for r in records))
     write_text_atomic(out / "summary.json", json.dumps(summary, indent=2))
     with (out / "results.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(summary["results"][0]))
@@ -198,10 +314,10 @@ def plot(summary: dict[str, Any], out: Path) -> None:
         plt.close(fig)
 
 
-def check_settings(specs: list[str], games: int, workers: int, backend: str) -> None:
+def check_settings(specs: list[str], games: int, workers: int, backend: str,
+                   seed0: int = 0) -> None:
     """ValueError on bad settings or agent specs (before the first game)."""
-    if games < 1 or workers < 1:
-        raise ValueError(f"games ({games}) and workers ({workers}) must be >= 1")
+    check_run(seed0, games, workers)
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if len(specs) < 2:
@@ -211,18 +327,24 @@ def check_settings(specs: list[str], games: int, workers: int, backend: str) -> 
 
 
 def arena(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
-          progress: bool = True, backend: str = "process", ray_address: str | None = None
-          ) -> dict[str, Any]:
-    """Run a whole arena and write its outputs; return the summary.
+          progress: bool = True, backend: str = "process", ray_address: str | None = None,
+          force: bool = False) -> dict[str, Any]:
+    """Run (or resume) a whole arena and write its outputs; return the summary.
 
-    Bad settings, agent specs and an output folder that cannot be written fail before the
-    first game (ValueError; :class:`experiments.files.OutputDirError` for the folder).
+    Bad settings, agent specs, a folder holding games of another run (see :func:`resume`;
+    `force` replaces them) and an output folder that cannot be written fail before the
+    first game (ValueError; :class:`experiments.files.OutputDirError` for the folder,
+    :class:`experiments.files.FolderLockedError` while another run writes it).
     """
-    check_settings(specs, games, workers, backend)
+    check_settings(specs, games, workers, backend, seed0)
+    games, workers, seed0 = int(games), int(workers), int(seed0)  # numpy's too
     ensure_output_dir(out)
-    records = run_games(jobs_for(specs, games, seed0), workers, progress, backend, ray_address)
-    summary = summarise(records)
-    summary["config"] = {"agents": specs, "games_per_pairing": games, "paired": True,
-                         "seed0": seed0, "backend": backend}
-    write_outputs(records, summary, out)
+    with folder_lock(out):
+        jobs = jobs_for(specs, games, seed0)
+        known = resume(out, jobs, specs, force)
+        records = play_into(out, jobs, known, workers, progress, backend, ray_address)
+        summary = summarise(records)
+        summary["config"] = {"agents": specs, "games_per_pairing": games, "paired": True,
+                             "seed0": seed0, "backend": backend}
+        write_outputs(records, summary, out)
     return summary

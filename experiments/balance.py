@@ -8,9 +8,13 @@ a decided variant early, end reasons and turns, VP by source, and per-card
 statistics (observational).  ``forbid`` adds causal runs: the baseline with
 one card's event banned.  Games go to ``games.jsonl`` as they finish (one
 write of a whole line each, flushed to disk), so an interrupted study resumes
-without replaying them: on resume a damaged line (a crash mid-write) is
-dropped with a warning, the file is rewritten clean, and every game (keyed by
-variant, seed and agents) is played and stored at most once.
+without replaying them: on resume a damaged line (a crash mid-write, or a line
+that lacks a field) is reported by line number and moved to ``games.jsonl.damaged``
+(:mod:`experiments.gamelog`), and every game (keyed by variant, seed and agents) is
+played and stored at most once.  Games in the folder that are not part of this
+study (other variants, agents or seeds) stay in the file and out of its results.  A
+study folder is locked while a run writes it: a second process on the same folder
+stops at once with one line.
 """
 
 from __future__ import annotations
@@ -33,8 +37,12 @@ from evenstar_env import Game
 from evenstar_env.content import DATA_DIR, load_variant
 from evenstar_env.content.loader import load_variants
 from evenstar_env.content.schema import Variant
+from evenstar_env.safe_io import read_bounded
+from experiments import gamelog
 from experiments.arena import ignore_sigint, make_agent
-from experiments.files import append_line, write_text_atomic
+from experiments.files import append_line, folder_lock, write_text_atomic
+from experiments.gamelog import ResumeWarning, checked
+from experiments.limits import check_run
 from experiments.stats import wilson
 
 OPS_MODES = ("place", "realign", "improve_social", "improve_economy", "tech", "trade")
@@ -42,8 +50,7 @@ USAGES = ("event", "ops", "headline", "track")  # "track": tech race / sabotage 
 BACKENDS = ("process", "ray")
 
 
-class ResumeWarning(UserWarning):
-    """Damaged or repeated lines found in a study's games.jsonl on resume."""
+__all__ = ["ResumeWarning", "Study", "read_games", "run_study"]
 
 
 def check_forbid(card_ids: list[str]) -> None:
@@ -80,11 +87,13 @@ class Study:
     forbid: list[str] = field(default_factory=list)  # card ids for causal "event banned" runs
 
     def check(self) -> None:
-        """ValueError naming the first bad setting (before any game is played)."""
+        """ValueError naming the first bad setting (before any game is played); integer
+        settings made plain ints."""
         if not self.variants:
             raise ValueError("no variants to run")
-        if self.games < 1 or self.workers < 1:
-            raise ValueError(f"games ({self.games}) and workers ({self.workers}) must be >= 1")
+        check_run(self.seed0, self.games, self.workers)
+        self.seed0, self.games, self.workers = int(self.seed0), int(self.games), \
+            int(self.workers)  # numpy integers become plain ones (JSON, job keys)
         if self.backend not in BACKENDS:
             raise ValueError(f"unknown backend {self.backend!r} (one of {', '.join(BACKENDS)})")
         check_forbid(self.forbid)
@@ -215,7 +224,11 @@ def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = ()) -> 
     these); stamp a new folder."""
     now = play_stamp(agents)
     stamp = out / STAMP
-    had = stamp.read_text(encoding="utf-8").strip() if stamp.exists() else None
+    try:
+        had = read_bounded(stamp, 1 << 16).decode("utf-8", "replace").strip() \
+            if stamp.exists() else None
+    except OSError:
+        had = "(unreadable)"
     if has_games and had != now:
         played = f"data {had}" if had else "data of unknown fingerprint"
         raise ValueError(f"{out} holds games played on {played}, not on the shipped data "
@@ -228,9 +241,24 @@ def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
     """Run (or resume) a study into `out`; return the summary (also written to disk)."""
     study.check()
     out.mkdir(parents=True, exist_ok=True)
+    with folder_lock(out):
+        return _run_locked(study, out, progress)
+
+
+def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
     games_path = out / "games.jsonl"
-    done = read_games(games_path, repair=True)
-    check_data_stamp(out, bool(done), (study.usa, study.china))
+    lines = gamelog.read(games_path, parse_game, _game_key)
+    done = lines.games
+    check_data_stamp(out, bool(done), (study.usa, study.china))  # refused: nothing written
+    gamelog.repair(lines)
+    jobs = jobs_for(study)
+    wanted = {j.key for j in jobs}
+    other = sum(r["key"] not in wanted for r in done)
+    if other:  # kept on disk, never mixed into this study's figures
+        warnings.warn(f"{games_path}: {other} game(s) of other variants, agents or seeds "
+                      "are not part of this study: kept in the file, left out of its "
+                      "results", ResumeWarning, stacklevel=3)
+        done = [r for r in done if r["key"] in wanted]
     finished = {r["key"] for r in done}
     variants = {v.name: v.model_dump() for v in study.all_variants()}
     stopped: dict[str, str] = {}
@@ -241,7 +269,7 @@ def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
         for name in variants:
             _sprt_check(study, name, counts, stopped)
 
-    todo = [j for j in jobs_for(study) if j.key not in finished]
+    todo = [j for j in jobs if j.key not in finished]
 
     def feed() -> Iterator[Job]:
         for job in todo:
@@ -285,39 +313,48 @@ def _sprt_check(study: Study, name: str, counts: dict[str, Counter],
         stopped[name] = decision
 
 
+def _game_key(rec: dict) -> str:
+    return rec["key"]
+
+
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "key": str, "variant": str, "seed": int, "usa": str, "china": str,
+    "winner": (str, type(None)), "reason": str, "end": str, "turn": int, "vp": dict,
+    "vp_sources": dict, "cards": list, "actions": list}
+
+
+def parse_game(data: object) -> dict:
+    """One line of a study's games.jsonl, every field the summaries read checked
+    (KeyError, TypeError or ValueError naming it)."""
+    rec = checked(data, dict, "the line")
+    for name, kind in _FIELDS.items():
+        checked(rec[name], kind, name)
+    if rec["key"] != f"{rec['variant']}|{rec['seed']}|{rec['usa']}|{rec['china']}":
+        raise ValueError(f"field 'key' {rec['key']!r} does not match the game's variant, "
+                         "seed and agents")
+    if rec["winner"] not in (None, "usa", "china"):
+        raise ValueError(f"field 'winner' must be usa, china or null, not {rec['winner']!r}")
+    for side in ("usa", "china"):
+        checked(rec["vp"][side], (int, float), f"vp.{side}")
+        sources = checked(rec["vp_sources"][side], dict, f"vp_sources.{side}")
+        for v in sources.values():
+            checked(v, (int, float), f"vp_sources.{side}")
+    for use in rec["cards"]:
+        if not (isinstance(use, list) and len(use) == 3 and all(isinstance(x, str)
+                                                                 for x in use)):
+            raise TypeError("field 'cards' must hold [card, usage, player] lists of text")
+    return rec
+
+
 def read_games(path: Path, repair: bool = False) -> list[dict]:
-    """The stored games, each key once (the first); damaged lines (a crash mid-write) are
-    skipped with a :class:`ResumeWarning`, and with `repair` the file is rewritten
+    """The stored games, each key once (the first); damaged lines (a crash mid-write, a
+    line missing a field) are skipped with a :class:`ResumeWarning` naming their line
+    numbers, and with `repair` moved to ``games.jsonl.damaged`` and the file rewritten
     without them, so that later appends start on a clean line."""
-    if not path.exists():
-        return []
-    raw = path.read_bytes()
-    out: list[dict] = []
-    seen: set[str] = set()
-    damaged = repeated = 0
-    for line in raw.decode("utf-8", errors="replace").splitlines():
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            rec = None
-        if not isinstance(rec, dict) or not isinstance(rec.get("key"), str):
-            damaged += 1  # that game is played again
-            continue
-        if rec["key"] in seen:
-            repeated += 1
-            continue
-        seen.add(rec["key"])
-        out.append(rec)
-    if damaged or repeated:
-        warnings.warn(f"{path}: skipped {damaged} damaged and {repeated} repeated line(s)"
-                      + ("; rewrote the file without them" if repair else ""),
-                      ResumeWarning, stacklevel=2)
-    unterminated = bool(raw) and not raw.endswith(b"\n")
-    if repair and (damaged or repeated or unterminated):
-        write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in out))
-    return out
+    lines = gamelog.read(path, parse_game, _game_key)
+    if repair:
+        gamelog.repair(lines)
+    return lines.games
 
 
 # ---------------------------------------------------------------- summaries
@@ -530,8 +567,17 @@ def write_report(summary: dict[str, Any], plots: list[str], out: Path) -> None:
     (out / "report.md").write_text("\n".join(lines))
 
 
+MAX_VARIANTS_FILE = 1 << 20  # bytes
+
+
 def load_study_variants(path: Path, names: list[str] | None = None) -> list[Variant]:
-    """Variants from a TOML file (all, or the named ones in that order)."""
+    """Variants from a TOML file (all, or the named ones in that order); a FIFO, a device
+    or a file over 1 MiB is refused (ValueError) before it is parsed."""
+    try:
+        read_bounded(path, MAX_VARIANTS_FILE)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read a variants file: {exc.strerror or exc}"
+                         ) from None
     variants = load_variants(path)
     if not names:
         return variants

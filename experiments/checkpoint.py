@@ -3,22 +3,27 @@
 A checkpoint is ``OUT/checkpoints/latest.pt`` (the policy's and the optimizer's
 tensors, written with ``torch.save`` and read with ``torch.load(weights_only=True)``,
 which refuses any pickled object that is not a tensor or a plain container) and
-``latest.json`` (the format, the timesteps done and the run's config, plain JSON).
+``latest.json`` (the format, the timesteps done and the run's config, plain JSON); both
+are read only as regular files under a size cap.
 Stable-Baselines3's own ``.zip`` checkpoints unpickle objects on load (a crafted
 file runs code), so they are never opened.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
+from evenstar_env.safe_io import read_bounded
 from experiments.files import write_text_atomic
 
 FORMAT = "evenstar-train-checkpoint-v1"
 # Settings a resumed run may change; any other difference means another run.
 RESUMABLE_CHANGES = frozenset({"out", "total_timesteps", "max_minutes"})
+MAX_META_BYTES = 1 << 20  # latest.json: regular file, at most this (a FIFO never hangs)
+MAX_WEIGHTS_BYTES = 1 << 31
 
 
 class CheckpointError(ValueError):
@@ -68,9 +73,13 @@ def read(out: Path, config: dict[str, Any]) -> tuple[dict[str, Any], int]:
         raise CheckpointError(f"{weights.parent}: no checkpoint to resume (latest.pt + "
                               f"latest.json){hint}")
     try:
-        info = json.loads(meta.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise CheckpointError(f"{meta}: not a readable checkpoint description: {exc}") from None
+        info = json.loads(read_bounded(meta, MAX_META_BYTES).decode("utf-8"))
+    except OSError as exc:
+        raise CheckpointError(f"{meta}: not a readable checkpoint description: "
+                              f"{exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise CheckpointError(f"{meta}: not a readable checkpoint description: "
+                              f"{' '.join(str(exc).split())[:200]}") from None
     if not isinstance(info, dict) or info.get("format") != FORMAT:
         raise CheckpointError(f"{meta}: not an {FORMAT} file")
     saved, steps = info.get("config"), info.get("num_timesteps")
@@ -83,9 +92,14 @@ def read(out: Path, config: dict[str, Any]) -> tuple[dict[str, Any], int]:
         raise CheckpointError(f"{out}: the checkpoint was made with another configuration: "
                               f"{shown}; resume with the same settings or use another --out")
     try:
-        state = torch.load(weights, map_location="cpu", weights_only=True)
+        data = read_bounded(weights, MAX_WEIGHTS_BYTES)
+    except OSError as exc:
+        raise CheckpointError(f"{weights}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as exc:  # an unpickling refusal or a corrupt file: nothing was run
-        raise CheckpointError(f"{weights}: not a weights-only tensor file: {exc}") from None
+        raise CheckpointError(f"{weights}: not a weights-only tensor file: "
+                              f"{' '.join(str(exc).split())[:300]}") from None
     if not isinstance(state, dict) or not isinstance(state.get("policy"), dict) \
             or not isinstance(state.get("optimizer"), dict):
         raise CheckpointError(f"{weights}: expected policy and optimizer state dicts")

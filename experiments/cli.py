@@ -1,13 +1,17 @@
 """The `evenstar` command line.
 
-Arguments are checked before any work starts (bad values are usage errors, exit 2);
-a bad input file or output folder is one ``error: ...`` line (exit 1); Ctrl-C is one
-``Interrupted.`` line (exit 130), never a traceback.
+Arguments are checked before any work starts (bad values are usage errors, exit 2;
+every number is bounded: seeds 0..2**63-1, games 1..100,000, workers 1..512);
+a bad input file or output folder, a folder another run is writing, or one holding
+games of another run is one ``error: ...`` line (exit 1); damaged lines skipped on
+resume are one ``warning: ...`` line; Ctrl-C is one ``Interrupted.`` line (exit 130),
+never a traceback.
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -19,6 +23,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agents.specs import SPEC_FORMS
+from experiments.limits import MAX_GAMES, MAX_SEED, MAX_WORKERS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Dawn of the Evenstar: arena, balance studies, play and replay.")
@@ -33,17 +38,37 @@ def fail(message: str) -> NoReturn:
 
 
 def command(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``app.command()`` whose Ctrl-C prints one line and exits 130 (no traceback)."""
+    """``app.command()`` whose Ctrl-C prints one line and exits 130 (no traceback), whose
+    locked output folder or failed write (a full disk) is one ``error:`` line and whose
+    resume warnings are one line each."""
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
+        from experiments.files import FolderLockedError
+        from experiments.gamelog import ResumeWarning
+
         try:
-            return fn(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", ResumeWarning)
+                warnings.showwarning = _show_warning
+                return fn(*args, **kwargs)
         except KeyboardInterrupt:
             err_console.print("Interrupted.", highlight=False)
             raise typer.Exit(130) from None
+        except FolderLockedError as exc:
+            fail(str(exc))
+        except OSError as exc:  # a full disk or a vanished folder while writing results
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"{where}{exc.strerror or exc} (the games finished so far are kept)")
 
     return app.command()(run)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any
+                  ) -> None:
+    """Warnings as one ``warning: ...`` line (no file and line of the code)."""
+    err_console.print(f"[yellow]warning:[/] {escape(str(message))}", highlight=False,
+                      soft_wrap=True)
 
 
 class Side(StrEnum):
@@ -66,14 +91,43 @@ AGENT_SPECS = f"agent specs: {SPEC_FORMS}"
 
 
 # Options several commands share.
-PairedGames = Annotated[int, typer.Option(min=1, help="seeds per pairing, each played twice "
-                                          "with the sides swapped")]
-FirstSeed = Annotated[int, typer.Option(min=0, help="first seed")]
-Workers = Annotated[int, typer.Option(min=1, help="parallel games")]
+PairedGames = Annotated[int, typer.Option(min=1, max=MAX_GAMES, help="seeds per pairing, each "
+                                          "played twice with the sides swapped")]
+FirstSeed = Annotated[int, typer.Option(min=0, max=MAX_SEED, help="first seed")]
+Workers = Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="parallel games")]
 BackendOption = Annotated[Backend, typer.Option(help="where games run: local processes or "
                                                 "Ray tasks")]
-RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address (default: start "
+RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address HOST:PORT, "
+                                                "ray://HOST:PORT or auto (default: start "
                                                 "one here)")]
+Force = Annotated[bool, typer.Option("--force", help="replace the games already in --out "
+                                     "(default: resume them, or refuse a folder of another "
+                                     "run)")]
+
+
+def _check_run(seed: int, games: int, workers: int, ray_address: str | None) -> None:
+    """The seeds, games and Ray address together, before any work (usage errors)."""
+    from experiments.limits import check_run
+    from experiments.ray_backend import check_address
+
+    try:
+        check_run(seed, games, workers)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--seed/--games") from None
+    if ray_address is not None:
+        try:
+            check_address(ray_address)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--ray-address") from None
+
+
+def _file_target(path: Path, hint: str) -> None:
+    """A file to write: not a folder, a name the system takes (usage error if not)."""
+    try:
+        if path.is_dir():
+            raise typer.BadParameter(f"{path} is a folder; name a file", param_hint=hint)
+    except OSError as exc:
+        raise typer.BadParameter(f"{path}: {exc.strerror or exc}", param_hint=hint) from None
 
 def _check_agents(specs: list[str], name: str) -> None:
     from agents.specs import make_agent
@@ -97,18 +151,23 @@ def _output_dir(out: Path) -> None:
 @command
 def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
           games: PairedGames = 50, workers: Workers = 2, seed: FirstSeed = 0,
-          out: Annotated[Path, typer.Option(help="output folder")] = Path("results/arena"),
+          out: Annotated[Path, typer.Option(help="output folder (resumed if it has games "
+                                              "of this command)")] = Path("results/arena"),
           backend: BackendOption = Backend.process, ray_address: RayAddress = None,
-          ) -> None:
+          force: Force = False) -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
 
     if len(agents) < 2:
         raise typer.BadParameter("name at least two agents", param_hint="AGENTS")
+    _check_run(seed, games, workers, ray_address)
     _check_agents(agents, "AGENTS")
     _output_dir(out)
-    summary = run(agents, games, out, workers=workers, seed0=seed, backend=backend.value,
-                  ray_address=ray_address)
+    try:
+        summary = run(agents, games, out, workers=workers, seed0=seed, backend=backend.value,
+                      ray_address=ray_address, force=force)
+    except ValueError as exc:  # a folder of another run, or of changed data or weights
+        fail(str(exc))
     table = Table(title=f"Arena ({games} paired seeds per pairing)")
     for col in ("agent", "opponent", "side", "games", "W", "D", "L", "win rate [95% CI]"):
         table.add_column(col)
@@ -130,20 +189,22 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
             backend: BackendOption = Backend.process, ray_address: RayAddress = None,
             readme: Annotated[Path | None, typer.Option(help="also write the table into "
                                                         "this README's Ratings section")] =
-            None) -> None:
+            None, force: Force = False) -> None:
     """Round robin of agents on paired seeds; openskill ratings as Markdown and JSON."""
     from experiments.ratings import round_robin
 
     if len(agents) < 2 or len(set(agents)) < len(agents):
         raise typer.BadParameter("name at least two different agents", param_hint="AGENTS")
+    _check_run(seed, games, workers, ray_address)
     _check_agents(agents, "AGENTS")
     if readme is not None and not readme.is_file():
         raise typer.BadParameter(f"{readme}: no such file", param_hint="--readme")
     _output_dir(out)
     try:
         result = round_robin(agents, games, out, workers=workers, seed0=seed,
-                             backend=backend.value, ray_address=ray_address, readme=readme)
-    except ValueError as exc:  # a damaged games.jsonl, or games of changed data or weights
+                             backend=backend.value, ray_address=ray_address, readme=readme,
+                             force=force)
+    except ValueError as exc:  # a folder of another run, or of changed data or weights
         fail(str(exc))
     table = Table(title=f"Ratings ({games} paired seeds per pairing, openskill)")
     for col in ("rank", "agent", "ordinal", "mu", "sigma", "games", "W-D-L"):
@@ -160,7 +221,8 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
 @command
 def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.usa,
          opponent: Annotated[str, typer.Option(help=AGENT_SPECS)] = "heuristic",
-         seed: Annotated[int, typer.Option(min=0, help="game seed")] = 0,
+         seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="game seed (shown when "
+                                           "the game ends: it fixes the hidden cards)")] = 0,
          save: Annotated[Path, typer.Option(help="where the game record is saved")] =
          Path("evenstar_game.json")) -> None:
     """Play a game against an agent in the terminal."""
@@ -168,8 +230,7 @@ def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.us
     from experiments.play import PlaySession
 
     _check_agents([opponent], "--opponent")
-    if save.is_dir():
-        raise typer.BadParameter(f"{save} is a folder; name a file", param_hint="--save")
+    _file_target(save, "--save")
     try:
         ensure_output_dir(save.parent)
     except OutputDirError as exc:
@@ -223,8 +284,8 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
 
 @command
 def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
-           turn: Annotated[int, typer.Option(min=0, help="show the board at the start of "
-                                             "this turn (0: the end)")] = 0,
+           turn: Annotated[int, typer.Option(min=0, max=1000, help="show the board at the "
+                                             "start of this turn (0: the end)")] = 0,
            out: Annotated[Path, typer.Option(help="PNG file")] = Path("map.png")) -> None:
     """Write the map picture of a recorded game at the start of a turn, or at its end."""
     import matplotlib.image
@@ -232,9 +293,8 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
     from evenstar_env.env.render import render_rgb
     from experiments import records
 
+    _file_target(out, "--out")
     rec = _load_record(file)
-    if out.is_dir():
-        raise typer.BadParameter(f"{out} is a folder; name a .png file", param_hint="--out")
     g = None
     for g, _ in records.replay(rec):  # noqa: B007  (run to the end unless `turn` stops it)
         if turn and g.turn >= turn:
@@ -257,7 +317,8 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
                                                            "variants (repeatable)")] = None,
             usa: Annotated[str, typer.Option(help="US agent: " + AGENT_SPECS)] = "heuristic",
             china: Annotated[str, typer.Option(help="China agent")] = "heuristic",
-            games: Annotated[int, typer.Option(min=1, help="seeds per variant")] = 100,
+            games: Annotated[int, typer.Option(min=1, max=MAX_GAMES, help="seeds per "
+                                               "variant")] = 100,
             seed: FirstSeed = 0, workers: Workers = 2,
             backend: BackendOption = Backend.process, ray_address: RayAddress = None,
             sprt: Annotated[bool, typer.Option(help="stop a variant once the SPRT decides "
@@ -271,6 +332,7 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
     from evenstar_env.content import ContentError
     from experiments.balance import Study, check_forbid, load_study_variants, run_study
 
+    _check_run(seed, games, workers, ray_address)
     try:
         chosen = load_study_variants(variants, only)
     except (ContentError, ValueError) as exc:
@@ -285,7 +347,10 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
     study = Study(chosen, usa=usa, china=china, games=games, seed0=seed, workers=workers,
                   backend=backend.value, ray_address=ray_address, sprt=sprt,
                   forbid=forbid or [])
-    summary = run_study(study, out)
+    try:
+        summary = run_study(study, out)
+    except ValueError as exc:  # games of changed data or weights
+        fail(str(exc))
     table = Table(title=f"Balance: {usa} (US) vs {china} (China), {games} seeds per variant")
     for col in ("variant", "games", "US win rate [95% CI]", "US - baseline [95% CI]", "SPRT"):
         table.add_column(col)
@@ -304,16 +369,17 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
 @command
 def skill_curve(agents: Annotated[list[str], typer.Argument(help="each plays itself; "
                                                             + AGENT_SPECS)],
-                games: Annotated[int, typer.Option(min=1, help="seeds per agent (the same "
-                                                   "seeds for every agent)")] = 400,
-                seed: Annotated[int, typer.Option(min=0, help="first seed")] = 0,
-                workers: Annotated[int, typer.Option(min=1, help="parallel games")] = 2,
+                games: Annotated[int, typer.Option(min=1, max=MAX_GAMES, help="seeds per "
+                                                   "agent (the same seeds for every agent)")]
+                = 400,
+                seed: FirstSeed = 0, workers: Workers = 2,
                 runs: Annotated[Path, typer.Option(help="where the games are kept (resumed)")]
                 = Path("results/skill_curve")) -> None:
     """US win rate of the shipped rules in self-play per agent: adds or replaces each agent's
     row in docs/data/skill_curve.json, the table in docs/balance.md and the plot."""
     from experiments import skill_curve as sc
 
+    _check_run(seed, games, workers, None)
     _check_agents(agents, "AGENTS")
     _output_dir(runs)
     try:

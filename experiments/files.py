@@ -1,10 +1,14 @@
-"""Output files that survive crashes: atomic whole-file writes, one-write appends, and an
-output folder checked before any work is done."""
+"""Output files that survive crashes: atomic whole-file writes, one-write appends, an
+output folder checked before any work is done, and a lock that keeps a second process
+out of a folder a long job is writing."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -71,3 +75,35 @@ def ensure_output_dir(out: Path) -> Path:
         raise OutputDirError(f"{out}: cannot write results there: "
                              f"{exc.strerror or exc}") from None
     return out
+
+
+class FolderLockedError(OutputDirError):
+    """An output folder another process is writing."""
+
+
+LOCK_NAME = ".evenstar.lock"
+
+
+@contextlib.contextmanager
+def folder_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``out/.evenstar.lock`` (created if needed) while the
+    block runs; :class:`FolderLockedError` at once if another process holds it.  The lock
+    goes with the process (SIGKILL included): no stale lock is ever left behind."""
+    path = Path(out) / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise OutputDirError(f"{out}: cannot lock the folder: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            who = f" (process {holder})" if holder.isdigit() else ""
+            raise FolderLockedError(f"{out}: another run is writing this folder{who}; wait "
+                                    "for it to end or use another folder") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock

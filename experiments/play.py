@@ -6,7 +6,9 @@ save [FILE], load FILE, quit.  Nothing ends the session without saving: end of
 input, quit, Ctrl-C and an unexpected error all save the game first (to a
 rescue file if the save path cannot be written), and a failed ``save`` says why
 and play goes on.  The opponent's secret choices (its modifier card and its
-headline) are shown only once both sides' choices are revealed.
+headline) are shown only once both sides' choices are revealed; the game's seed (from
+which the hidden cards and dice follow) is shown only when the game ends, and kept in
+the saved record.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ class PlaySession:
         c = self.console
         try:
             c.print(f"[bold]Dawn of the Evenstar[/] — you play {self.human.upper()}, "
-                    f"the opponent is {self.opponent_spec} (seed {self.seed}). Type 'help'.")
+                    f"the opponent is {self.opponent_spec}. Type 'help'.")  # no seed: it
+            # fixes the hidden cards and dice (shown when the game ends)
             self._show_board()
             self._news()
             while not self.game.is_over:
@@ -95,7 +98,8 @@ class PlaySession:
         r = self.game.result
         verdict = "a draw" if r.winner is None else ("you win" if r.winner == self.human
                                                    else "you lose")
-        c.print(f"[bold]Game over[/]: {r.reason} — {verdict}. VP {self.game.vp}")
+        c.print(f"[bold]Game over[/]: {r.reason} — {verdict}. VP {self.game.vp}; the game's "
+                f"seed was {self.seed}")
         c.print(f"Saved to {escape(str(self._final_save()))}.")
         return self.record()
 

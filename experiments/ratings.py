@@ -8,10 +8,12 @@ conservative ``ordinal = mu - 3 sigma`` by which the table is ranked.  Written a
 ``ratings.md`` (the table, the pairwise win rates and the command) and ``ratings.json``,
 with the arena's outputs (every game, per-side results, plots) beside them.
 
-Games already in ``OUT/games.jsonl`` for the same seed and agent specs are kept, so
-adding an agent to the command plays only its pairings (games of agents the command no
-longer names are dropped from the folder).  ``--readme README.md``
-replaces the README's table between :data:`BEGIN` and :data:`END`.
+Each game is appended to ``OUT/games.jsonl`` as it finishes and games already there for
+the same seed and agent specs are kept (:func:`experiments.arena.resume`), so a killed
+run resumes where it stopped and adding an agent to the command plays only its
+pairings.  A folder holding games of an agent the command no longer names (or of other
+seeds) is refused in one line, never pruned (``force`` replaces the folder's games).
+``--readme README.md`` replaces the README's table between :data:`BEGIN` and :data:`END`.
 """
 
 from __future__ import annotations
@@ -24,39 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from experiments.arena import (
-    Job,
+    STAMPS,
     check_settings,
     jobs_for,
+    play_into,
     ratings,
-    run_games,
+    resume,
     summarise,
     write_outputs,
 )
-from experiments.files import ensure_output_dir, write_text_atomic
+from experiments.files import ensure_output_dir, folder_lock, write_text_atomic
 from experiments.selfplay import GameRecord
 from experiments.stats import wilson
 
 BEGIN, END = "<!-- ratings:begin -->", "<!-- ratings:end -->"
-
-
-def _key(r: GameRecord | Job) -> tuple[int, str, str]:
-    if isinstance(r, Job):
-        return r.seed, r.usa, r.china
-    return r.seed, r.agents["usa"], r.agents["china"]
-
-
-def load_games(path: Path) -> list[GameRecord]:
-    """The game records of an earlier run (none if the file is absent)."""
-    if not path.is_file():
-        return []
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(GameRecord(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise ValueError(f"{path}:{n}: not a game record ({exc})") from None
-    return out
 
 
 def rate(records: list[GameRecord], specs: list[str]) -> list[dict[str, Any]]:
@@ -139,64 +122,50 @@ def update_readme(readme: Path, table: str) -> None:
     write_text_atomic(readme, text)
 
 
-STAMPS = "stamps.json"
-
-
-def check_stamps(out: Path, played: set[str], specs: list[str]) -> None:
-    """Refuse to reuse the games of an agent whose card and rule data or network weights
-    changed since they were played (``out/stamps.json``: spec -> its play stamp); stamp
-    the agents of this run."""
-    from experiments.balance import play_stamp
-
-    path = out / STAMPS
-    had = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    now = {s: play_stamp([s]) for s in sorted(played | set(specs))}
-    stale = sorted(s for s in played if had.get(s) != now[s])
-    if stale:
-        raise ValueError(f"{out} holds games of {', '.join(stale)} played on other data or "
-                         "network weights (or before stamps were kept): use another folder "
-                         "or delete that one")
-    write_text_atomic(path, json.dumps(now, indent=1) + "\n")
+__all__ = ["BEGIN", "END", "STAMPS", "command_line", "markdown", "pairwise", "rate",
+           "round_robin", "update_readme"]
 
 
 def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
                 backend: str = "process", ray_address: str | None = None,
-                readme: Path | None = None, progress: bool = True) -> dict[str, Any]:
+                readme: Path | None = None, progress: bool = True, force: bool = False
+                ) -> dict[str, Any]:
     """Play (or complete) the round robin into `out`, rate it, write the tables."""
     from importlib.metadata import version
 
-    check_settings(specs, games, workers, backend)
+    check_settings(specs, games, workers, backend, seed0)
+    games, workers, seed0 = int(games), int(workers), int(seed0)  # numpy's too
     if len(set(specs)) < len(specs):
         raise ValueError(f"an agent is named twice: {' '.join(specs)}")
     if readme is not None and not readme.is_file():
         raise ValueError(f"{readme}: no such README file")
     ensure_output_dir(out)
-    jobs = jobs_for(specs, games, seed0)
-    known = {_key(r): r for r in load_games(out / "games.jsonl")}
-    check_stamps(out, {a for r in known.values() for a in r.agents.values()}, specs)
-    todo = [j for j in jobs if _key(j) not in known]
-    t0 = time.perf_counter()
-    played = {_key(r): r for r in run_games(todo, workers, progress, backend, ray_address)}
-    seconds = time.perf_counter() - t0
-    if len(todo) < len(jobs) and (out / "ratings.json").is_file():  # the earlier runs' time
-        with contextlib.suppress(ValueError, KeyError, TypeError):  # unreadable: not counted
-            seconds += float(json.loads((out / "ratings.json").read_text())["config"]["seconds"])
-    records = [known.get(_key(j)) or played[_key(j)] for j in jobs]
-    summary = summarise(records)
-    result = {"ratings": rate(records, specs), "pairwise": pairwise(records, specs),
-              "config": {"agents": specs, "games_per_pairing": games, "seed0": seed0,
-                         "played": len(todo), "reused": len(jobs) - len(todo),
-                         "seconds": seconds,  # wall time of the runs that played them
-                         "backend": backend,
-                         "openskill": version("openskill"),
-                         "command": command_line(specs, games, seed0)}}
-    summary["ratings"] = {r["agent"]: {k: r[k] for k in ("mu", "sigma", "ordinal")}
-                          for r in result["ratings"]}
-    summary["config"] = result["config"]
-    write_outputs(records, summary, out)
-    table = markdown(result)
-    write_text_atomic(out / "ratings.json", json.dumps(result, indent=2) + "\n")
-    write_text_atomic(out / "ratings.md", "# Ratings\n\n" + table)
-    if readme is not None:
-        update_readme(readme, table)
+    with folder_lock(out):
+        jobs = jobs_for(specs, games, seed0)
+        known = resume(out, jobs, specs, force)
+        reused = len(known)
+        t0 = time.perf_counter()
+        records = play_into(out, jobs, known, workers, progress, backend, ray_address)
+        seconds = time.perf_counter() - t0
+        if reused and (out / "ratings.json").is_file():  # the earlier runs' time
+            with contextlib.suppress(ValueError, KeyError, TypeError, OSError):
+                seconds += float(json.loads((out / "ratings.json").read_text()
+                                            )["config"]["seconds"])
+        summary = summarise(records)
+        result = {"ratings": rate(records, specs), "pairwise": pairwise(records, specs),
+                  "config": {"agents": specs, "games_per_pairing": games, "seed0": seed0,
+                             "played": len(jobs) - reused, "reused": reused,
+                             "seconds": seconds,  # wall time of the runs that played them
+                             "backend": backend,
+                             "openskill": version("openskill"),
+                             "command": command_line(specs, games, seed0)}}
+        summary["ratings"] = {r["agent"]: {k: r[k] for k in ("mu", "sigma", "ordinal")}
+                              for r in result["ratings"]}
+        summary["config"] = result["config"]
+        write_outputs(records, summary, out)
+        table = markdown(result)
+        write_text_atomic(out / "ratings.json", json.dumps(result, indent=2) + "\n")
+        write_text_atomic(out / "ratings.md", "# Ratings\n\n" + table)
+        if readme is not None:
+            update_readme(readme, table)
     return result

@@ -17,6 +17,7 @@ from typing import Any
 
 from evenstar_env import Game
 from evenstar_env.content import fingerprint, load_content
+from evenstar_env.safe_io import read_bounded
 from experiments.files import write_text_atomic
 from experiments.selfplay import GameRecord
 
@@ -40,12 +41,9 @@ def save(rec: GameRecord, path: Path) -> None:
 
 def _read_json(path: Path) -> Any:
     try:
-        with Path(path).open("rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)  # bounded: /dev/zero is no record either
+        raw = read_bounded(path, MAX_BYTES)  # a FIFO, /dev/zero: no record either
     except OSError as exc:
         raise RecordError(f"{path}: cannot read a game record: {exc.strerror or exc}") from None
-    if len(raw) > MAX_BYTES:
-        raise RecordError(f"{path}: not a game record: over {MAX_BYTES} bytes")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -67,17 +65,12 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
-def load(path: Path) -> GameRecord:
-    """Read a record (a .json file, or the first line of a .jsonl arena file) and check
-    that every action replays legally on this engine."""
-    data = _read_json(path)
+def parse(data: Any) -> GameRecord:
+    """A record from its JSON form, every field checked (:class:`RecordError` naming the
+    first bad one); its actions are not replayed (see :func:`final_game`)."""
     if not isinstance(data, dict):
-        raise RecordError(f"{path}: not a game record: expected a JSON object, found "
+        raise RecordError(f"not a game record: expected a JSON object, found "
                           f"{type(data).__name__}")
-    ours = fingerprint(load_content())
-    if data.get("content", ours) != ours:
-        raise RecordError(f"{path}: recorded with other game content ({data['content']!r}, "
-                          f"this is {ours})")
     try:
         actions = data["actions"]
         if not isinstance(actions, list):
@@ -85,15 +78,26 @@ def load(path: Path) -> GameRecord:
         for key in ("agents", "vp"):
             if not isinstance(data.get(key, {}), dict):
                 raise TypeError(f"{key} must be an object")
-        rec = GameRecord(seed=_int(data["seed"], "seed"), agents=dict(data.get("agents", {})),
-                         actions=[_int(a, f"action {i}") for i, a in enumerate(actions)],
-                         winner=data.get("winner"), reason=str(data.get("reason", "")),
-                         turn=_int(data.get("turn", 0), "turn"), vp=dict(data.get("vp", {})))
+        return GameRecord(seed=_int(data["seed"], "seed"), agents=dict(data.get("agents", {})),
+                          actions=[_int(a, f"action {i}") for i, a in enumerate(actions)],
+                          winner=data.get("winner"), reason=str(data.get("reason", "")),
+                          turn=_int(data.get("turn", 0), "turn"), vp=dict(data.get("vp", {})))
     except KeyError as exc:
-        raise RecordError(f"{path}: not a game record: no field {exc}") from None
+        raise RecordError(f"not a game record: no field {exc}") from None
     except TypeError as exc:
-        raise RecordError(f"{path}: not a game record: {exc}") from None
+        raise RecordError(f"not a game record: {exc}") from None
+
+
+def load(path: Path) -> GameRecord:
+    """Read a record (a .json file, or the first line of a .jsonl arena file) and check
+    that every action replays legally on this engine."""
+    data = _read_json(path)
+    ours = fingerprint(load_content())
+    if isinstance(data, dict) and data.get("content", ours) != ours:
+        raise RecordError(f"{path}: recorded with other game content ({data['content']!r}, "
+                          f"this is {ours})")
     try:
+        rec = parse(data)
         final_game(rec)
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None

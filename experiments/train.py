@@ -2,7 +2,8 @@
 
     python -m experiments.train --name ppo --init runs/bc/checkpoint   # from a cloned policy
     python -m experiments.train --smoke                                # < 1 minute, runs/smoke
-                                                                       # (replaced each time)
+                                                  # (replaced each time; never a folder
+                                                  # a smoke run did not make)
     python -m experiments.train --name ppo --resume                    # continue runs/ppo
 
 **Rollout.**  A :class:`RolloutWorker` holds ``num_envs`` games of
@@ -80,6 +81,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -93,6 +95,7 @@ import torch
 
 from agents.networks import (
     NETWORKS,
+    CheckpointError,
     NetConfig,
     build_network,
     fresh_config,
@@ -106,7 +109,10 @@ from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from evenstar_env.vector import SelfPlayVectorEnv
+from experiments.files import LOCK_NAME, OutputDirError, ensure_output_dir, folder_lock
+from experiments.limits import MAX_SEED
 from experiments.stats import wilson
+from experiments.train_state import load_optimizer, read_json, read_state, run_config
 
 TRAIN_SEED0 = 1_000_000  # training games: far from evaluation (5000+) and arena seeds (30000+)
 EVAL_SEEDS = range(5000, 5100)
@@ -179,12 +185,22 @@ class TrainConfig:
     checkpoint_every: int = _opt(10, "updates between checkpoints")
 
     def check(self) -> None:
+        for f in fields(self):
+            value, flag = getattr(self, f.name), "--" + f.name.replace("_", "-")
+            if isinstance(value, float) and not math.isfinite(value) and f.name != "minutes":
+                raise ValueError(f"{flag} must be a finite number, not {value}")
+            if isinstance(value, int) and not isinstance(value, bool) \
+                    and abs(value) > INT_CAPS.get(f.name, MAX_SEED):
+                raise ValueError(f"{flag} must be at most {INT_CAPS.get(f.name, MAX_SEED):,}, "
+                                 f"not {value}")
         for name in ("num_envs", "rollout_steps", "workers", "epochs", "minibatch",
                      "total_steps", "pool_size", "snapshot_every", "eval_every", "eval_games",
                      "checkpoint_every", "threads", "token"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, "
                                  f"not {getattr(self, name)}")
+        if self.seed < 0:
+            raise ValueError(f"--seed must be at least 0, not {self.seed}")
         if not (self.lr > 0 and self.clip > 0 and 0 < self.gamma <= 1
                 and 0 <= self.gae_lambda <= 1 and self.minutes >= 0):
             raise ValueError("--lr and --clip must be positive, --gamma in (0, 1], "
@@ -199,6 +215,10 @@ class TrainConfig:
             raise ValueError(f"--net must be one of {sorted(NETWORKS)}, not {self.net!r}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"--backend must be local or ray, not {self.backend!r}")
+        if self.backend == "ray" and self.ray_address:
+            from experiments.ray_backend import check_address
+
+            check_address(self.ray_address)  # ray.init waits minutes on a bad one
         seeds = range(self.eval_seed, self.eval_seed + self.eval_games)
         if seeds.start < EVAL_SEEDS.start or seeds.stop > EVAL_SEEDS.stop:
             raise ValueError(f"evaluation seeds {seeds.start}-{seeds.stop - 1} leave "
@@ -217,6 +237,13 @@ class TrainConfig:
     @property
     def batch_rows(self) -> int:
         return self.workers * self.num_envs * self.rollout_steps
+
+
+# Upper bounds of the integer settings (any other: MAX_SEED): a typo such as
+# --num-envs 10**9 is refused at once instead of filling the memory.
+INT_CAPS = {"num_envs": 16_384, "rollout_steps": 1 << 20, "workers": 512, "epochs": 10_000,
+            "minibatch": 1 << 24, "pool_size": 10_000, "threads": 1_024,
+            "threads_idle": 1_024, "token": 1_024, "eval_games": 100, "value_warmup": 1 << 30}
 
 
 SMOKE = dict(name="smoke", hidden="32,32", num_envs=6, rollout_steps=24, total_steps=500,
@@ -905,11 +932,12 @@ class Trainer:
             (path / "state.json").write_text(json.dumps(state, indent=1) + "\n")
 
     def _load(self) -> None:
+        """The latest checkpoint, every file checked first (CheckpointError, one line)."""
         path = self.run / "checkpoints" / "latest"
+        st = read_state(self.run)
         net, _, _ = load_checkpoint(path, self.content)
         self.net.load_state_dict(net.state_dict())
-        self.opt.load_state_dict(torch.load(path / "optimizer.pt", weights_only=True))
-        st = json.loads((path / "state.json").read_text())
+        load_optimizer(self.opt, path / "optimizer.pt")
         self.update, self.steps, self.games = st["update"], st["learner_steps"], st["games"]
         self.minutes, self.best, self.snapshots = st["minutes"], st["best"], st["snapshots"]
         self.league = League(**st["league"])
@@ -1062,22 +1090,63 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, bool]:
         path = Path(ns.get("runs_dir", "runs")) / ns.get("name", base.get("name", "ppo"))
         if not (path / "checkpoints" / "latest" / "state.json").exists():
             raise SystemExit(f"--resume: {path} holds no checkpoint to continue")
-        saved = json.loads((path / "config.json").read_text())
+        try:
+            saved = run_config(read_json(path / "config.json", "run's settings"),
+                               asdict(TrainConfig()), path / "config.json")
+        except CheckpointError as exc:
+            raise SystemExit(f"--resume: {exc}") from None
         other = {k: v for k, v in ns.items() if k not in RESUMABLE and v != saved.get(k)}
         if other:
             raise SystemExit(f"--resume keeps the run's settings; these differ: {other}")
         base = saved
     cfg = TrainConfig(**{**base, **ns})
-    if smoke and not resume and (cfg.run_dir / "config.json").exists():
-        shutil.rmtree(cfg.run_dir)  # a smoke run starts afresh in its folder
+    if smoke and not resume:
+        fresh_smoke_folder(cfg.run_dir)
     return cfg, resume
 
 
+SMOKE_MARK = ".smoke-run"  # in a folder a --smoke run made (and may replace)
+
+
+def fresh_smoke_folder(run: Path) -> None:
+    """Empty `run` for a new smoke run: a folder a smoke run made is replaced; anything
+    else there (another run, a user's files) is refused and left alone."""
+    if run.exists() and not run.is_dir():
+        raise SystemExit(f"--smoke: {run} is a file, not a run folder (nothing was deleted)")
+    if run.is_dir() and any(p.name != LOCK_NAME for p in run.iterdir()):
+        if not (run / SMOKE_MARK).is_file():
+            raise SystemExit(f"--smoke: {run} holds files no smoke run made (nothing was "
+                             "deleted): pick another --name or --runs-dir")
+        try:
+            with folder_lock(run):  # never under a smoke run that is still going
+                for p in run.iterdir():
+                    if p.is_dir() and not p.is_symlink():
+                        shutil.rmtree(p)
+                    elif p.name != LOCK_NAME:
+                        p.unlink()
+        except OutputDirError as e:
+            raise SystemExit(f"--smoke: {e}") from None
+    run.mkdir(parents=True, exist_ok=True)
+    (run / SMOKE_MARK).write_text("made by python -m experiments.train --smoke; a new "
+                                  "--smoke run replaces this folder\n")
+
+
 def main(argv: list[str] | None = None) -> None:
+    """Parse, then train while holding the run folder's lock (a second run on the same
+    folder stops at once with one line)."""
     cfg, resume = parse_args(argv)
     try:
+        ensure_output_dir(cfg.run_dir)
+        with folder_lock(cfg.run_dir):
+            _train(cfg, resume)
+    except OutputDirError as e:  # the folder cannot be written, or another run holds it
+        raise SystemExit(f"train: {e}") from None
+
+
+def _train(cfg: TrainConfig, resume: bool) -> None:
+    try:
         trainer = Trainer(cfg, resume)
-    except ValueError as e:  # a bad setting: one line, not a traceback
+    except (ValueError, OSError) as e:  # a bad setting, a folder of another run: one line
         raise SystemExit(f"train: {e}") from None
     try:
         trainer.train()

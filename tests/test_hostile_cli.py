@@ -289,6 +289,28 @@ def test_replay_and_render_accept_the_good_record(tmp_path: Path, good_record: d
     (["render", "x.json", "--turn", "-1"], ["--turn"]),
     (["skill-curve", "robot"], ["AGENTS", "robot"]),
     (["skill-curve", "random", "--games", "0"], ["--games", "greater than or equal to 1"]),
+    # issue 36: numbers out of range were tracebacks or hangs, spec arguments were accepted
+    (["arena", "random", "cautious", "--seed", str(2**64)], ["--seed", "9223372036854775807"]),
+    (["play", "--seed", str(2**64)], ["--seed", "9223372036854775807"]),
+    (["balance", "--seed", str(2**64)], ["--seed", "9223372036854775807"]),
+    (["skill-curve", "random", "--seed", str(2**64)], ["--seed"]),
+    (["arena", "random", "cautious", "--seed", str(2**63 - 1), "--games", "2"],
+     ["go past 2**63-1"]),
+    (["arena", "random", "cautious", "--games", str(10**12)], ["--games", "100000"]),
+    (["ratings", "random", "cautious", "--games", str(10**12)], ["--games", "100000"]),
+    (["balance", "--games", str(10**12)], ["--games", "100000"]),
+    (["arena", "random", "cautious", "--workers", str(10**6)], ["--workers", "512"]),
+    (["arena", "ismcts:-1", "random"], ["ismcts: ITER must be a whole number in 1.."]),
+    (["arena", "ismcts:0", "random"], ["ismcts: ITER must be a whole number in 1.."]),
+    (["arena", "ismcts:10:nan", "random"], ["ismcts: SECONDS must be a number of seconds"]),
+    (["arena", "ismcts:10:inf", "random"], ["ismcts: SECONDS must be a number of seconds"]),
+    (["arena", "openspiel-ismcts:-1", "random"], ["openspiel-ismcts: SIMS must be a whole"]),
+    (["arena", "alphaism:5,c=nan", "random"], ["alphaism: c must be a finite float"]),
+    (["balance", "--variants", "/dev/zero"], ["/dev/zero", "a character device, not a"]),
+    (["render", "x.json", "--out", "m" * 300 + ".png"], ["--out", "File name too long"]),
+    (["arena", "random", "cautious", "--ray-address", "not an address"],
+     ["--ray-address", "is not HOST:PORT"]),
+    (["balance", "--ray-address", "localhost:1"], ["--ray-address", "nothing answers"]),
 ])
 def test_bad_arguments_fail_before_any_work(tmp_path: Path, monkeypatch, args: list[str],
                                             names: list[str]) -> None:
@@ -393,3 +415,61 @@ def test_bracketed_names_are_text_not_markup(tmp_path: Path, good_record: dict) 
     assert result.exit_code == 0 and "'usa': '[/]'" in result.output
     result = CliRunner().invoke(app, ["replay", str(tmp_path / "[/red]none.json")])
     assert result.exit_code == 1 and "[/red]none.json" in result.output
+
+
+# ---------------------------------------------------------------- issue 36
+
+
+def test_replay_of_a_fifo_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    """`replay` of a FIFO blocked forever in open() (run in a subprocess with a timeout)."""
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "rec.json")
+    for command in (["replay", "--no-pause"], ["render", "--out", str(tmp_path / "m.png")]):
+        done = subprocess.run([sys.executable, "-m", "experiments.cli", command[0],
+                               str(tmp_path / "rec.json"), *command[1:]],
+                              cwd=Path(__file__).resolve().parent.parent, capture_output=True,
+                              text=True, timeout=120)
+        lines = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
+        assert done.returncode == 1 and len(lines) == 1, lines
+        assert "cannot read a game record: a FIFO, not a regular file" in lines[0]
+
+
+def test_play_shows_the_seed_only_when_the_game_ends(tmp_path: Path) -> None:
+    """The seed fixes the hidden cards and dice: not shown during play, shown at the end,
+    and kept in the saved record either way."""
+    seed = 987_654_321
+    s, out = session(tmp_path, ["1", "1", "quit"], seed=seed)
+    s.run()
+    assert str(seed) not in out.getvalue()
+    assert records.load(tmp_path / "game.json").seed == seed
+    s, out = session(tmp_path, [], seed=seed)
+    rec = s.run()
+    text = flat(out.getvalue())
+    assert rec.winner is not None or rec.reason
+    assert text.count(str(seed)) == 1 and f"the game's seed was {seed}" in text
+    assert text.index(str(seed)) > text.index("Game over")
+
+
+def test_play_load_of_a_fifo_or_device_keeps_playing(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    os.mkfifo(tmp_path / "fifo.json")
+
+    def hung(*_):
+        raise TimeoutError("waited on the FIFO")
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)  # a regression fails here instead of hanging the test run
+    try:
+        s, out = session(tmp_path, ["1", f"load {tmp_path / 'fifo.json'}", "load /dev/zero",
+                                    "1"], then=None)
+        rec = s.run()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    text = flat(out.getvalue())
+    assert "a FIFO, not a regular file" in text and "a character device, not a" in text
+    assert len(rec.actions) >= 2 and saved_actions(tmp_path / "game.json") == rec.actions

@@ -267,3 +267,38 @@ def test_a_study_played_by_other_network_weights_is_not_resumed(tmp_path: Path) 
                     NetConfig.for_content(hidden=(8,)), {})  # new random weights
     with pytest.raises(ValueError, match="not on the shipped data and networks"):
         run_study(study, out, progress=False)
+
+
+def test_a_device_or_fifo_checkpoint_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """Issue 36: regular files only (a FIFO latest.json hung, /dev/zero was read on)."""
+    import os
+    import signal
+
+    out = tmp_path / "run"
+    cfg = dataclasses.asdict(smoke_config(out))
+    write_meta(out, cfg)
+    os.symlink("/dev/zero", out / "checkpoints" / "latest.pt")
+    with pytest.raises(checkpoint.CheckpointError, match="cannot be read: a character device"):
+        checkpoint.read(out, cfg)
+    (out / "checkpoints" / "latest.json").unlink()
+    os.mkfifo(out / "checkpoints" / "latest.json")
+
+    def hung(*_):
+        raise TimeoutError("waited on the FIFO")
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)  # a regression fails here instead of hanging the test run
+    try:
+        with pytest.raises(checkpoint.CheckpointError, match="a FIFO, not a regular file"):
+            checkpoint.read(out, cfg)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_train_refuses_a_bad_ray_address_at_once(tmp_path: Path) -> None:
+    from experiments import train
+
+    for address, message in (("nowhere", "is not HOST:PORT"), ("localhost:1", "nothing answers")):
+        with pytest.raises(SystemExit, match=message):
+            train.main(["--smoke", "--runs-dir", str(tmp_path), "--backend", "ray",
+                        "--ray-address", address])

@@ -46,7 +46,7 @@ def test_tiny_round_robin_writes_tables_keeps_played_games_and_updates_the_readm
         played.append(len(jobs))
         return run_games(jobs, *a, **kw)
 
-    monkeypatch.setattr(ratings, "run_games", counting)
+    monkeypatch.setattr(arena, "run_games", counting)
     first = ratings.round_robin(["random", "cautious"], 2, out, workers=1, seed0=7,
                                 readme=readme, progress=False)
     assert played == [4] and first["config"]["reused"] == 0

@@ -341,7 +341,18 @@ def test_ctrl_c_ends_the_run_in_one_line(tmp_path, monkeypatch) -> None:
                                          (["--net", "nope"], "--net must be one of"),
                                          (["--token", "0"], "--token must be at least 1"),
                                          (["--threads-idle", "-1"],
-                                          "--threads-idle must be at least 0")])
+                                          "--threads-idle must be at least 0"),
+                                         # issue 36: every number bounded
+                                         (["--num-envs", str(10**9)],
+                                          "--num-envs must be at most 16,384"),
+                                         (["--lr", "nan"], "--lr must be a finite number"),
+                                         (["--vf-coef", "inf"],
+                                          "--vf-coef must be a finite number"),
+                                         (["--seed", str(2**64)], "--seed must be at most"),
+                                         (["--seed", "-1"], "--seed must be at least 0"),
+                                         (["--hidden", "-4"], "each 'hidden' width must be"),
+                                         (["--hidden", "100000"],
+                                          "each 'hidden' width must be")])
 def test_bad_settings_end_in_one_line(args, needle, tmp_path) -> None:
     with pytest.raises(SystemExit) as e:
         train.main(["--smoke", "--runs-dir", str(tmp_path), *args])
