@@ -27,7 +27,7 @@ from agents import kernels
 from evenstar_env.content import Content, fingerprint, load_content
 from evenstar_env.engine.actions import ActionSpace
 from evenstar_env.env.observation import encoder_for
-from evenstar_env.safe_io import read_bounded
+from evenstar_env.safe_io import read_bounded, read_json
 
 FORMAT = "evenstar-net-v1"
 NEG = -1e9  # the logit of an illegal action
@@ -575,16 +575,7 @@ def check_config(raw: Any, where: str = "config") -> NetConfig:
 
 def _read_doc(path: Path) -> dict[str, Any]:
     cfg_path = path / "config.json"
-    try:
-        doc = json.loads(read_bounded(cfg_path, MAX_CONFIG_BYTES).decode("utf-8"))
-    except OSError as exc:
-        raise CheckpointError(f"{cfg_path}: cannot read the checkpoint: "
-                              f"{exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise CheckpointError(f"{cfg_path}: not UTF-8 text ({exc.reason} at byte "
-                              f"{exc.start})") from None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise CheckpointError(f"{cfg_path}: not valid JSON: {one_line(exc)}") from None
+    doc = read_json(cfg_path, MAX_CONFIG_BYTES, "checkpoint", CheckpointError)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CheckpointError(f"{cfg_path}: format is not {FORMAT!r}")
     if not isinstance(doc.get("extra", {}), dict):

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from evenstar_env.content import Content, fingerprint, load_content
-from evenstar_env.safe_io import read_bounded
+from evenstar_env.safe_io import read_bounded, read_json
 
 from .base import observation_vector
 
@@ -88,17 +88,9 @@ def _layout(content: Content) -> tuple[int, int]:
 
 
 def _read_config(cfg_path: Path, content: Content) -> dict[str, Any]:
-    try:
-        config = json.loads(read_bounded(cfg_path, MAX_CONFIG_BYTES).decode("utf-8"))
-    except FileNotFoundError:
-        raise PolicyFileError(f"{cfg_path}: no policy config file") from None
-    except OSError as exc:
-        raise PolicyFileError(f"{cfg_path}: cannot be read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise PolicyFileError(f"{cfg_path}: not UTF-8 text: {exc.reason} "
-                              f"at byte {exc.start}") from None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise PolicyFileError(f"{cfg_path}: not valid JSON: {exc}") from None
+    if not cfg_path.exists():
+        raise PolicyFileError(f"{cfg_path}: no policy config file")
+    config = read_json(cfg_path, MAX_CONFIG_BYTES, "policy config", PolicyFileError)
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise PolicyFileError(f"{cfg_path}: not an {FORMAT} config (field 'format')")
     if config.get("content") != content_fingerprint(content):

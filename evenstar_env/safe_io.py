@@ -9,9 +9,11 @@ whose ``strerror`` says why (so ``exc.strerror or exc`` handlers print one line)
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 
 def _kind(mode: int) -> str:
@@ -48,3 +50,24 @@ def read_bounded(path: str | Path, max_bytes: int) -> bytes:
     if size > max_bytes:
         raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes", str(path))
     return b"".join(chunks)
+
+
+def read_json(path: str | Path, max_bytes: int, what: str,
+              error: type[Exception] = ValueError) -> Any:
+    """The JSON value in the regular file `path` (at most `max_bytes`), or `error` in one line.
+
+    The line names the file and `what` it should hold: "cannot read the {what}: a FIFO, not
+    a regular file", "the {what} is not UTF-8 text (...)", "the {what} is not valid JSON: ...".
+    """
+    try:
+        text = read_bounded(path, max_bytes).decode("utf-8")
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: the {what} is not UTF-8 text ({exc.reason} at byte "
+                    f"{exc.start})") from None
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        detail = " ".join(str(exc).split())[:200] or "nested too deeply"
+        raise error(f"{path}: the {what} is not valid JSON: {detail}") from None

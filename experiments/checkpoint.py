@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evenstar_env.safe_io import read_bounded
+from evenstar_env.safe_io import read_bounded, read_json
 from experiments.files import write_text_atomic
 
 FORMAT = "evenstar-train-checkpoint-v1"
@@ -72,14 +72,7 @@ def read(out: Path, config: dict[str, Any]) -> tuple[dict[str, Any], int]:
                 "never loaded" if old.exists() else "")
         raise CheckpointError(f"{weights.parent}: no checkpoint to resume (latest.pt + "
                               f"latest.json){hint}")
-    try:
-        info = json.loads(read_bounded(meta, MAX_META_BYTES).decode("utf-8"))
-    except OSError as exc:
-        raise CheckpointError(f"{meta}: not a readable checkpoint description: "
-                              f"{exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise CheckpointError(f"{meta}: not a readable checkpoint description: "
-                              f"{' '.join(str(exc).split())[:200]}") from None
+    info = read_json(meta, MAX_META_BYTES, "checkpoint description", CheckpointError)
     if not isinstance(info, dict) or info.get("format") != FORMAT:
         raise CheckpointError(f"{meta}: not an {FORMAT} file")
     saved, steps = info.get("config"), info.get("num_timesteps")

@@ -10,7 +10,6 @@ Every failure is one :class:`~agents.networks.CheckpointError` line.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -21,6 +20,7 @@ import torch
 
 from agents.networks import CheckpointError
 from evenstar_env.safe_io import read_bounded
+from evenstar_env.safe_io import read_json as safe_read_json
 
 MAX_JSON_BYTES = 1 << 22
 MAX_OPTIMIZER_BYTES = 1 << 31
@@ -30,14 +30,7 @@ GROUPS = ("snapshot", "scripted")
 
 def read_json(path: Path, what: str) -> dict[str, Any]:
     """A JSON object from a regular file of at most :data:`MAX_JSON_BYTES`."""
-    try:
-        doc = json.loads(read_bounded(path, MAX_JSON_BYTES).decode("utf-8"))
-    except OSError as exc:
-        raise CheckpointError(f"{path}: cannot read the {what}: {exc.strerror or exc}"
-                              ) from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise CheckpointError(f"{path}: the {what} is not JSON text: "
-                              f"{' '.join(str(exc).split())[:200]}") from None
+    doc = safe_read_json(path, MAX_JSON_BYTES, what, CheckpointError)
     if not isinstance(doc, dict):
         raise CheckpointError(f"{path}: the {what} is not a JSON object")
     return doc

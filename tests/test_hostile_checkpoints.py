@@ -158,7 +158,7 @@ def test_a_fifo_config_or_policy_never_hangs(ckpt: Path, tmp_path: Path) -> None
     lines = done.stdout.splitlines()
     assert len(lines) == 2, done.stdout + done.stderr
     assert "config.json: cannot read the checkpoint: a FIFO, not a regular file" in lines[0]
-    assert "p.json: cannot be read: a FIFO, not a regular file" in lines[1]
+    assert "p.json: cannot read the policy config: a FIFO, not a regular file" in lines[1]
 
 
 def test_ppo_weights_that_are_not_finite_are_refused(tmp_path: Path) -> None:
