@@ -7,6 +7,9 @@ README "Using Evenstar from ...", docs/observation.md):
   the arena gives an agent on that side, so the same seed, the same learner moves and the
   same opponent spec replay an arena game (an opponent with a time budget, such as
   ``"ismcts:300:0.9"``, depends on the machine's speed and is not reproducible).
+- **Sides.** With ``side="alternate"`` the learner's side follows from the game's seed: US
+  in ``Game(s)`` for an even s, China for an odd s, so paired seeds (s, s + 1, ...) and the
+  vector envs' slots (seed s + i) cover both sides.
 - **Illegal actions.** ``illegal_action="raise"``: an :class:`IllegalActionError` naming the
   decision and the legal actions.  ``"lose"``: the game ends (``terminated``), -1 for the
   offender (+1 for the other seat where there is one) and the info says so

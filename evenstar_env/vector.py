@@ -44,7 +44,7 @@ from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
 from .learner_game import LearnerGame, make_opponent, write_mask
 from .native import resolve
-from .wrappers import SIDE_OPTIONS, observation_box, side_of_episode
+from .wrappers import SIDE_OPTIONS, observation_box, side_of_game
 
 
 class SlotSeeds:
@@ -52,7 +52,6 @@ class SlotSeeds:
 
     def __init__(self, n: int) -> None:
         self.seeds = np.zeros(n, dtype=np.int64)
-        self.episodes = np.zeros(n, dtype=np.int64)  # games started since the seeded reset
         self._rngs: list[np.random.Generator | None] = [None] * n
 
     def reset(self, seed: int | Sequence[int | None] | None,
@@ -73,7 +72,7 @@ class SlotSeeds:
                 self.seeds[i] = draw_seed(self._rngs[i])
             else:
                 self._rngs[i] = seeding.np_random(s)[0]
-                self.seeds[i], self.episodes[i] = s, 0
+                self.seeds[i] = s
 
     def next(self, i: int) -> int:
         """Draw the seed of slot i's next game."""
@@ -198,8 +197,7 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
 
     def _start(self, i: int) -> None:
         slots = self.slots
-        me = side_of_episode(self.side_option, int(slots.episodes[i]))
-        slots.episodes[i] += 1
+        me = side_of_game(self.side_option, int(slots.seeds[i]))
         self.cores[i].reset(int(slots.seeds[i]), me)
         self._ended[i] = False
         self._write(i)

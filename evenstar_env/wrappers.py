@@ -31,14 +31,15 @@ def observation_box(encoder: ObservationEncoder) -> spaces.Box:
     return spaces.Box(encoder.low, encoder.high, dtype=np.float32)
 
 
-def side_of_episode(side: str, episode: int) -> int:
-    """The learner's side (0 = US, 1 = China) in its `episode`-th episode since a seeded
-    reset: "alternate" starts with the US."""
-    return episode % 2 if side == "alternate" else SIDES.index(side)
+def side_of_game(side: str, seed: int) -> int:
+    """The learner's side (0 = US, 1 = China) in ``Game(seed)``: with "alternate" it follows
+    from the seed (even: US, odd: China), so consecutive seeds cover both sides."""
+    return int(seed) % 2 if side == "alternate" else SIDES.index(side)
 
 
 class SingleAgentEnv(gym.Env):
-    """The learner plays `side` ("usa", "china" or "alternate" per episode).
+    """The learner plays `side` ("usa", "china" or "alternate": US in the games of even
+    seeds, China in those of odd seeds, :mod:`evenstar_env.conventions`).
 
     `opponent`: an agent spec (default ``"random"``) or an agent object; an opponent with
     ``reseed(seed)`` is reseeded at every reset, one with ``new_episode()`` is told of it (an
@@ -70,7 +71,6 @@ class SingleAgentEnv(gym.Env):
         self.action_space = spaces.Discrete(Game(0, content=self.content).num_actions)
         # The map features that never change, per country (not in the observation vector).
         self.static_features = self.encoder.static_features
-        self._episodes = 0
 
     @property
     def game(self) -> Game | None:
@@ -88,11 +88,8 @@ class SingleAgentEnv(gym.Env):
         """``reset(seed=s)`` plays ``Game(seed=s)``; an unseeded reset draws the game's seed
         from the env's generator (seeded by the last seeded reset)."""
         super().reset(seed=seed)
-        if seed is not None:
-            self._episodes = 0
         game_seed = draw_seed(self.np_random) if seed is None else int(seed)
-        me = side_of_episode(self.side_option, self._episodes)
-        self._episodes += 1
+        me = side_of_game(self.side_option, game_seed)
         self.core.reset(game_seed, me)
         return self._obs(), {"seed": game_seed, "side": SIDES[me],
                              "action_mask": self.core.mask()}

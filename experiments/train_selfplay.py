@@ -5,8 +5,8 @@
     python -m experiments.train_selfplay --out runs/ppo --resume    # continue
 
 Training starts by behaviour cloning of the heuristic (``bc_games`` games of the
-cloning data, experiments/cloning.py). Then the learner alternates sides
-every episode (``SingleAgentEnv(side="alternate")``, which gives it its own
+cloning data, experiments/cloning.py). Then the learner plays the side its
+episode's seed gives (``SingleAgentEnv(side="alternate")``, which gives it its own
 terminal reward whoever ends the game). Its opponent is
 drawn each episode from the pool: past snapshots of itself, the heuristic and
 the random agent. Checkpoints go to ``OUT/checkpoints``: ``latest.pt`` +

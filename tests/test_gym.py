@@ -318,3 +318,21 @@ def test_batched_env_partial_reset_restarts_only_the_masked_slots() -> None:
     assert vec.seeds.tolist() == [30, 7, 32]
     assert vec.cores[0].game.to_dict() == before[0] and vec.cores[2].game.to_dict() == before[2]
     assert vec.cores[1].game.to_dict()["state"] != before[1]["state"]
+
+
+# ------------------------------------------------------------ sides by seed
+@pytest.mark.parametrize("start", [0, 7, 1000])
+def test_alternate_side_follows_the_seed_so_consecutive_seeds_cover_both_sides(
+        start: int) -> None:
+    env = SingleAgentEnv(side="alternate")
+    sides = [env.reset(seed=s)[1]["side"] for s in range(start, start + 4)]
+    assert sorted(sides) == ["china", "china", "usa", "usa"]
+    assert sides == [("usa", "china")[s % 2] for s in range(start, start + 4)]
+    # the same seed, the same side, whatever came before it
+    assert env.reset(seed=start + 1)[1]["side"] == sides[1]
+    # an unseeded reset: the side of the drawn seed
+    _, info = env.reset()
+    assert info["side"] == ("usa", "china")[info["seed"] % 2]
+    venv = EvenstarVectorEnv(4, side="alternate")
+    venv.reset(seed=start)
+    assert [("usa", "china")[c.me] for c in venv.cores] == sides
