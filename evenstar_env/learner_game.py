@@ -74,15 +74,15 @@ class LearnerGame:
         g = self.game
         if self.done:
             raise RuntimeError("step() called on a finished episode; call reset()")
-        info: dict[str, Any] = {}
+        info: dict[str, Any] = {"illegal_action": False}
         try:
             g.step(action)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
             self.done = True
-            info.update(illegal_action=True, action=as_int_or_repr(action),
-                        result="illegal action")
+            info.update(illegal_action=True, illegal_action_id=as_int_or_repr(action),
+                        result="illegal action", winner=SIDES[1 - self.me], ended_by="learner")
             return -1.0, True, False, info
         ended_by_learner = g.is_over
         self._opponent_moves()

@@ -46,7 +46,8 @@ class SingleAgentEnv(gym.Env):
     opponent pool draws then), and its ``kind`` (else its spec or ``name``) is reported in the
     step info.  `reward="vp_diff"` adds, at each learner step, the change of (own VP -
     opponent VP) / `vp_scale` since the learner's previous step.  `illegal_action="lose"`
-    (default) ends the episode with -1 and ``info["illegal_action"] = True``; ``"raise"``
+    (default) ends the episode with -1 and ``info["illegal_action"] = True`` (False on every
+    other step; the offending action in ``info["illegal_action_id"]``); ``"raise"``
     raises :class:`~evenstar_env.IllegalActionError`.  `max_decisions` truncates a game.
     The legal actions are ``info["action_mask"]`` after every reset and step and
     :meth:`action_masks` (for sb3-contrib's MaskablePPO); both are all True once the episode
@@ -91,12 +92,13 @@ class SingleAgentEnv(gym.Env):
         game_seed = draw_seed(self.np_random) if seed is None else int(seed)
         me = side_of_game(self.side_option, game_seed)
         self.core.reset(game_seed, me)
+        self._seed = game_seed
         return self._obs(), {"seed": game_seed, "side": SIDES[me],
                              "action_mask": self.core.mask()}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         reward, terminated, truncated, info = self.core.step(action)
-        info.update(side=SIDES[self.me], opponent=self._opponent_name,
+        info.update(seed=self._seed, side=SIDES[self.me], opponent=self._opponent_name,
                     action_mask=self.core.mask())
         return self._obs(), float(reward), terminated, truncated, info
 

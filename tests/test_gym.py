@@ -66,7 +66,8 @@ def test_illegal_action_lose_ends_the_episode_with_a_loss_not_silently() -> None
     illegal = int(np.flatnonzero(~info["action_mask"])[0])
     obs, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert info["illegal_action"] is True and info["action"] == illegal
+    assert info["illegal_action"] is True and info["illegal_action_id"] == illegal
+    assert (info["winner"], info["ended_by"]) == ("china", "learner")
     assert env.game.to_dict() == before  # nothing was applied
     assert info["action_mask"].all()  # the terminal convention
     with pytest.raises(RuntimeError, match="finished episode"):
