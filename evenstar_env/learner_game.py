@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .content import Content
-from .conventions import as_int_or_repr, check_options
+from .conventions import VP_SCALE, as_int_or_repr, check_options
 from .engine.constants import SIDES
 from .game import Game, IllegalActionError
 
@@ -40,7 +40,7 @@ class LearnerGame:
     """A game in which `opponent` moves for the side the learner does not play."""
 
     def __init__(self, content: Content, opponent: Any, reward: str = "win_loss",
-                 vp_scale: float = 20.0, illegal_action: str = "lose",
+                 vp_scale: float = VP_SCALE, illegal_action: str = "lose",
                  max_decisions: int | None = None, backend: str | None = None) -> None:
         check_options(reward, illegal_action, max_decisions)
         self.content, self.opponent, self.backend = content, opponent, backend

@@ -38,7 +38,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .content import Content, load_content
-from .conventions import as_int_or_repr, check_options, draw_seed
+from .conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
 from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
@@ -196,7 +196,7 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 8, side: str = "alternate", opponent: Any = None,
-                 reward: str = "win_loss", vp_scale: float = 20.0, illegal_action: str = "lose",
+                 reward: str = "win_loss", vp_scale: float = VP_SCALE, illegal_action: str = "lose",
                  max_decisions: int | None = None, content: Content | None = None,
                  backend: str | None = None) -> None:
         if side not in SIDE_OPTIONS:
@@ -276,7 +276,7 @@ class SelfPlayVectorEnv(BatchedGames):
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int = 8, reward: str = "win_loss", vp_scale: float = 20.0,
+    def __init__(self, num_envs: int = 8, reward: str = "win_loss", vp_scale: float = VP_SCALE,
                  illegal_action: str = "lose", max_decisions: int | None = None,
                  content: Content | None = None, backend: str | None = None,
                  threads: int = 1) -> None:

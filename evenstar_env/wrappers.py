@@ -17,9 +17,10 @@ import numpy as np
 from gymnasium import spaces
 
 from .content import Content, load_content
-from .conventions import draw_seed
+from .conventions import VP_SCALE, draw_seed
 from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
+from .env.render import render_ansi, render_rgb
 from .game import Game
 from .learner_game import LearnerGame, make_opponent, opponent_name
 
@@ -54,13 +55,18 @@ class SingleAgentEnv(gym.Env):
     has ended.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(self, side: str = "alternate", opponent: Any = None, reward: str = "win_loss",
-                 vp_scale: float = 20.0, illegal_action: str = "lose",
-                 max_decisions: int | None = None, content: Content | None = None) -> None:
+                 vp_scale: float = VP_SCALE, illegal_action: str = "lose",
+                 max_decisions: int | None = None, content: Content | None = None,
+                 render_mode: str | None = None) -> None:
         if side not in SIDE_OPTIONS:
             raise ValueError(f"side must be one of {SIDE_OPTIONS}, not {side!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, not {render_mode!r}")
+        self.render_mode = render_mode
         self.side_option = side
         self.content = content or load_content()
         self.encoder = ObservationEncoder(self.content)
@@ -106,5 +112,15 @@ class SingleAgentEnv(gym.Env):
         """The learner's legal actions (all True once the episode has ended)."""
         return self.core.mask()
 
+    def render(self) -> str | np.ndarray | None:
+        """The board as text (``render_mode="ansi"``) or an RGB picture (``"rgb_array"``);
+        nothing shown but the public board (no hand)."""
+        if self.render_mode is None or self.game is None:
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(self.game)
+        return render_rgb(self.game)
+
     def _obs(self) -> np.ndarray:
         return self.encoder.encode(self.game._m, self.me)
+

@@ -337,3 +337,60 @@ def test_alternate_side_follows_the_seed_so_consecutive_seeds_cover_both_sides(
     venv = EvenstarVectorEnv(4, side="alternate")
     venv.reset(seed=start)
     assert [("usa", "china")[c.me] for c in venv.cores] == sides
+
+
+# ------------------------------------------------------------ defaults, rendering, masks
+def test_vp_scale_defaults_to_the_recommended_200_in_every_env() -> None:
+    import inspect
+
+    from evenstar_env.conventions import VP_SCALE
+    from evenstar_env.learner_game import LearnerGame
+
+    assert VP_SCALE == 200.0
+    for cls in (SingleAgentEnv, EvenstarVectorEnv, SelfPlayVectorEnv, raw_env, LearnerGame):
+        assert inspect.signature(cls).parameters["vp_scale"].default == VP_SCALE, cls
+    # a whole game's shaping is the final VP difference / 200, beside the result
+    env = SingleAgentEnv(side="usa", reward="vp_diff")
+    _, info = env.reset(seed=3)
+    rng, total, done = np.random.default_rng(0), 0.0, False
+    while not done:
+        _, reward, done, _, info = env.step(rng.choice(np.flatnonzero(info["action_mask"])))
+        total += reward
+    g = env.game
+    result = g.returns()["usa"]
+    assert total == pytest.approx(result + (g.vp["usa"] - g.vp["china"]) / 200)
+
+
+@pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
+def test_render_modes_pass_gymnasiums_render_checks(mode: str) -> None:
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("Evenstar-v0", render_mode=mode)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*render.*")
+        check_env(env.unwrapped)  # with a spec: every render mode is made and checked
+    env.reset(seed=0)
+    frame = env.render()
+    if mode == "ansi":
+        assert isinstance(frame, str) and "Turn 1" in frame
+    else:
+        assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    assert SingleAgentEnv().render() is None
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        SingleAgentEnv(render_mode="human")
+
+
+def test_action_masks_reachable_through_gymnasium_make() -> None:
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    env = gym.make("Evenstar-v0", opponent="random")
+    with pytest.raises(RuntimeError, match="call reset"):  # order enforced by the env itself
+        env.step(0)
+    _, info = env.reset(seed=0)
+    assert np.array_equal(env.action_masks(), info["action_mask"])
+    venv = DummyVecEnv([lambda: gym.make("Evenstar-v0")])
+    venv.reset()
+    assert get_action_masks(venv).shape == (1, env.action_space.n)

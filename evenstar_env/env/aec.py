@@ -10,7 +10,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..content import Content, load_content
-from ..conventions import as_int_or_repr, check_options, draw_seed
+from ..conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
 from ..engine.constants import SIDES
 from ..game import Game, IllegalActionError
 from .observation import ObservationEncoder
@@ -42,7 +42,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, reward: str = "win_loss",
-                 illegal_action: str = "raise", vp_scale: float = 20.0,
+                 illegal_action: str = "raise", vp_scale: float = VP_SCALE,
                  max_decisions: int | None = None, content: Content | None = None) -> None:
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
