@@ -29,11 +29,30 @@ def make_opponent(opponent: Any) -> Any:
     return opponent
 
 
+def batch_policy(opponent: Any) -> Any | None:
+    """`opponent` as a batch policy (``policy(obs[k, d], mask[k, A]) -> actions[k]``), or
+    None where it is a per-game agent or spec: a ``learned[:PATH]`` spec (the shipped
+    network, any networks checkpoint folder such as a training snapshot) becomes an
+    :class:`agents.batch_policy.NetworkPolicy`; a callable without ``act`` is one as it
+    stands."""
+    if isinstance(opponent, str):
+        if opponent.partition(":")[0] != "learned":
+            return None
+        from agents.batch_policy import NetworkPolicy  # torch: only when asked for
+
+        return NetworkPolicy.from_spec(opponent)
+    if opponent is not None and callable(opponent) and not hasattr(opponent, "act"):
+        return opponent
+    return None
+
+
 def opponent_name(opponent: Any, spec: Any) -> str:
     """How the step info names the opponent: its `kind` (a pool), else the spec or name."""
     if hasattr(opponent, "kind"):
         return opponent.kind
-    return spec if isinstance(spec, str) else getattr(opponent, "name", type(opponent).__name__)
+    if isinstance(spec, str):
+        return spec
+    return getattr(opponent, "name", getattr(opponent, "__name__", type(opponent).__name__))
 
 
 class LearnerGame:
@@ -50,9 +69,17 @@ class LearnerGame:
         self.me = 0
         self.done = True
         self._last_diff = 0
+        self._ended_by_learner = False
 
     def reset(self, seed: int, me: int) -> None:
         """Start ``Game(seed)`` with the learner on side `me` and play the opponent's moves."""
+        self.start(seed, me)
+        self.opponent_moves()
+        self.check_started()
+
+    def start(self, seed: int, me: int) -> None:
+        """Start ``Game(seed)`` with the learner on side `me` (the opponent not yet moved;
+        with no per-game opponent, a batch policy moves it from outside)."""
         if hasattr(self.opponent, "new_episode"):
             self.opponent.new_episode()  # e.g. a pool draws this episode's opponent
         reseed = getattr(self.opponent, "reseed", None)
@@ -60,9 +87,17 @@ class LearnerGame:
             reseed(2 * seed + 1 - me)
         self.game = Game(seed, content=self.content, backend=self.backend)
         self.me, self.done, self._last_diff = me, False, 0
-        self._opponent_moves()
+
+    def check_started(self) -> None:
+        """After the opponent's first moves: the learner has a decision to make."""
         if self.game.is_over:  # both sides choose a history modifier before anything can end
-            raise RuntimeError(f"game {seed} ended before the learner's first decision")
+            raise RuntimeError(f"game {self.game.seed} ended before the learner's first "
+                               "decision")
+
+    def awaits_opponent(self) -> bool:
+        """Whether the opponent is to move (the game running and not cut off)."""
+        g = self.game
+        return not g.is_over and g.current_player == SIDES[1 - self.me] and not self._cut_off()
 
     def mask(self) -> np.ndarray:
         """The learner's legal actions; all True once the episode has ended."""
@@ -71,21 +106,37 @@ class LearnerGame:
     def step(self, action: Any) -> tuple[float, bool, bool, dict[str, Any]]:
         """Apply the learner's action and the opponent's replies: (reward, terminated,
         truncated, info)."""
+        early = self.play(action)
+        if early is not None:
+            return early
+        self.opponent_moves()
+        return self.settle()
+
+    def play(self, action: Any) -> tuple[float, bool, bool, dict[str, Any]] | None:
+        """Apply the learner's action; the step's outcome if that ended the episode on an
+        illegal action (with ``illegal_action="lose"``), else None (then the opponent moves
+        and :meth:`settle` says the outcome)."""
         g = self.game
         if self.done:
             raise RuntimeError("step() called on a finished episode; call reset()")
-        info: dict[str, Any] = {"illegal_action": False}
         try:
             g.step(action)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
             self.done = True
-            info.update(illegal_action=True, illegal_action_id=as_int_or_repr(action),
-                        result="illegal action", winner=SIDES[1 - self.me], ended_by="learner")
-            return -1.0, True, False, info
-        ended_by_learner = g.is_over
-        self._opponent_moves()
+            return -1.0, True, False, {
+                "illegal_action": True, "illegal_action_id": as_int_or_repr(action),
+                "result": "illegal action", "winner": SIDES[1 - self.me], "ended_by": "learner"}
+        self._ended_by_learner = g.is_over
+        return None
+
+    def settle(self) -> tuple[float, bool, bool, dict[str, Any]]:
+        """After the learner's move and the opponent's replies: (reward, terminated,
+        truncated, info)."""
+        g = self.game
+        info: dict[str, Any] = {"illegal_action": False}
+        ended_by_learner = self._ended_by_learner
         reward = self._shaping()
         if g.is_over:
             self.done = True
@@ -103,7 +154,7 @@ class LearnerGame:
     def _cut_off(self) -> bool:
         return self.max_decisions is not None and self.game.decisions >= self.max_decisions
 
-    def _opponent_moves(self) -> None:
+    def opponent_moves(self) -> None:
         """The opponent plays until the learner decides, the game ends or is cut off.  It is
         called as in the arena: ``act(None, mask, game)``."""
         g, opp = self.game, 1 - self.me

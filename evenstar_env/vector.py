@@ -42,7 +42,7 @@ from .conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
 from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
-from .learner_game import LearnerGame, make_opponent, opponent_name, write_mask
+from .learner_game import LearnerGame, batch_policy, make_opponent, opponent_name, write_mask
 from .native import resolve
 from .wrappers import SIDE_OPTIONS, observation_box, side_of_game
 
@@ -187,10 +187,20 @@ class BatchedGames(ABC):
 
 
 class EvenstarVectorEnv(BatchedGames, VectorEnv):
-    """`num_envs` games, the learner on `side` in each, `opponent` (spec or agent object,
-    copied per game) moving inside; the options are those of
-    :class:`~evenstar_env.wrappers.SingleAgentEnv`.  The masks are ``info["action_mask"]``
-    (shape ``(num_envs, n_actions)``) after every reset and step, and :meth:`action_masks`.
+    """`num_envs` games, the learner on `side` in each, `opponent` moving inside; the
+    options are those of :class:`~evenstar_env.wrappers.SingleAgentEnv`.  The masks are
+    ``info["action_mask"]`` (shape ``(num_envs, n_actions)``) after every reset and step, and
+    :meth:`action_masks`.
+
+    `opponent`: an agent spec or agent object (copied per game, moving game by game), or a
+    **batch policy**: a callable without ``act`` taking ``(obs[k, obs_size], mask[k,
+    n_actions])`` for the k games where the opponent is to move and returning their k
+    actions; it is called once per round of opponent moves (a step takes as many rounds as
+    the longest run of opponent decisions in it; :attr:`opponent_calls` counts them).  The
+    spec ``"learned[:PATH]"`` (the shipped network or any networks checkpoint folder, such
+    as a training snapshot) is played as a batch policy
+    (:class:`agents.batch_policy.NetworkPolicy`, one forward pass per round).  A batch
+    policy with ``reseed(seed)`` is reseeded by every seeded reset.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -205,24 +215,35 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         self.side_option = side
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        opponents = ([make_opponent(opponent) for _ in range(num_envs)]
+        self.batch_opponent = batch_policy(opponent)
+        self.opponent_calls = 0
+        self._pending: list[int] = []  # rows whose opponent moves in batched rounds
+        opponents = ([None] * num_envs if self.batch_opponent is not None else
+                     [make_opponent(opponent) for _ in range(num_envs)]
                      if opponent is None or isinstance(opponent, str)
                      else [copy.deepcopy(opponent) for _ in range(num_envs)])
         self.cores = [LearnerGame(self.content, opp, reward, vp_scale, illegal_action,
                                   max_decisions, backend=self.backend) for opp in opponents]
-        self._opponent_names = np.array([opponent_name(opp, opponent) for opp in opponents],
-                                        dtype=object)
+        self._opponent_names = np.array(
+            [opponent_name(opp or self.batch_opponent, opponent) for opp in opponents],
+            dtype=object)
         self._rewards = np.zeros(num_envs, dtype=np.float64)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        reseed = getattr(self.batch_opponent, "reseed", None)
+        if reseed is not None and seed is not None and np.ndim(seed) == 0:
+            reseed(int(seed))
         self._reset_all(seed, options)
+        self._settle_pending(np.zeros(self.num_envs, dtype=bool),
+                             np.zeros(self.num_envs, dtype=bool))
         return self._obs.copy(), self._info()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                            dict[str, Any]]:
         self._rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated, truncated = self._step_all(actions)
+        self._settle_pending(terminated, truncated)
         return self._obs.copy(), self._rewards, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -230,18 +251,70 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         return self._mask.copy()
 
     def _start(self, i: int) -> None:
-        slots = self.slots
-        me = side_of_game(self.side_option, int(slots.seeds[i]))
-        self.cores[i].reset(int(slots.seeds[i]), me)
+        seed = int(self.slots.seeds[i])
+        me = side_of_game(self.side_option, seed)
         self._ended[i] = False
+        if self.batch_opponent is not None:
+            self.cores[i].start(seed, me)
+            self._pending.append(i)
+            return
+        self.cores[i].reset(seed, me)
         self._write(i)
 
     def _step_row(self, i: int, action: Any) -> tuple[bool, bool]:
-        self._rewards[i], terminated, truncated, info = self.cores[i].step(action)
+        core = self.cores[i]
+        if self.batch_opponent is None:
+            outcome = core.step(action)
+        elif (outcome := core.play(action)) is None:
+            self._pending.append(i)  # settled after the opponent's batched rounds
+            return False, False
+        self._rewards[i], terminated, truncated, info = outcome
         self._write(i)
         if terminated or truncated:
             self._ends[i] = info
         return terminated, truncated
+
+    def _settle_pending(self, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        """The batch opponent's rounds for the pending rows, then their outcomes and rows
+        (`terminated` / `truncated` updated in place)."""
+        rows, self._pending = self._pending, []
+        if not rows:
+            return
+        self._opponent_rounds(rows)
+        for i in rows:
+            core = self.cores[i]
+            if self._started[i]:
+                core.check_started()
+            else:
+                self._rewards[i], terminated[i], truncated[i], info = core.settle()
+                if terminated[i] or truncated[i]:
+                    self._ends[i] = info
+            self._write(i)
+        self._ended = terminated | truncated
+
+    def _opponent_rounds(self, rows: list[int]) -> None:
+        """Until no game of `rows` waits for the opponent: one batch-policy call for all the
+        games where it is to move, then one move in each."""
+        waiting = rows  # a game where the learner is to move stays so until it moves
+        while waiting := [i for i in waiting if self.cores[i].awaits_opponent()]:
+            k = len(waiting)
+            obs = np.empty((k, self._obs.shape[1]), dtype=np.float32)
+            mask = np.empty((k, self._mask.shape[1]), dtype=bool)
+            for j, i in enumerate(waiting):
+                core = self.cores[i]
+                obs[j] = self.encoders[i].encode(core.game._m, 1 - core.me)
+                mask[j] = core.game.action_mask()
+            acts = np.asarray(self.batch_opponent(obs, mask))
+            self.opponent_calls += 1
+            if acts.shape != (k,):
+                raise ValueError(f"the batch opponent returned actions of shape {acts.shape} "
+                                 f"for {k} positions")
+            for j, i in enumerate(waiting):
+                try:
+                    self.cores[i].game.step(int(acts[j]))
+                except IllegalActionError as e:
+                    raise IllegalActionError(f"the batch opponent's move in slot {i}: {e}"
+                                             ) from None
 
     def _write(self, i: int) -> None:
         core = self.cores[i]
