@@ -5,10 +5,11 @@ import pettingzoo as _pz
 
 from .content import ContentError
 from .env import env, raw_env
+from .evaluation import Evaluation, evaluate
 from .game import Decision, Game, IllegalActionError, Result, SnapshotError, UnknownNameError
 
-__all__ = ["ContentError", "Decision", "Game", "IllegalActionError", "Result", "SnapshotError",
-           "UnknownNameError", "env", "raw_env"]
+__all__ = ["ContentError", "Decision", "Evaluation", "Game", "IllegalActionError", "Result",
+           "SnapshotError", "UnknownNameError", "env", "evaluate", "raw_env"]
 __version__ = "0.1.0"
 
 ENV_ID = "Evenstar-v0"

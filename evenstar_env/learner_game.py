@@ -180,3 +180,43 @@ def write_mask(row: np.ndarray, game: Game, done: bool) -> np.ndarray:
         row[:] = False
         row[game.legal_actions()] = True
     return row
+
+
+def batch_rounds(cores: list[LearnerGame], encoders: list[Any], policy: Any,
+                 opponent: bool = True) -> int:
+    """Rounds of a batch policy moving one seat in `cores` (the opponent's, else the
+    learner's): until that seat is to move in none of the games, one call
+    ``policy(obs[k, d], mask[k, A])`` for the k games where it is (their observations by
+    `encoders`, aligned with `cores`), then one move in each.  Returns the number of calls.
+    An illegal move raises :class:`IllegalActionError` naming the game."""
+    calls = 0
+    waiting = list(range(len(cores)))  # a game where the other seat is to move stays so
+    while waiting := [j for j in waiting if _to_move(cores[j], opponent)]:
+        k = len(waiting)
+        g0 = cores[waiting[0]].game
+        obs = np.empty((k, encoders[0].size), dtype=np.float32)
+        mask = np.empty((k, g0.num_actions), dtype=bool)
+        for row, j in enumerate(waiting):
+            core = cores[j]
+            obs[row] = encoders[j].encode(core.game._m, 1 - core.me if opponent else core.me)
+            mask[row] = core.game.action_mask()
+        acts = np.asarray(policy(obs, mask))
+        calls += 1
+        if acts.shape != (k,):
+            raise ValueError(f"the batch policy returned actions of shape {acts.shape} for "
+                             f"{k} positions")
+        for row, j in enumerate(waiting):
+            try:
+                cores[j].game.step(int(acts[row]))
+            except IllegalActionError as e:
+                who = "opponent" if opponent else "policy"
+                raise IllegalActionError(f"the batch {who}'s move in game "
+                                         f"{cores[j].game.seed}: {e}") from None
+    return calls
+
+
+def _to_move(core: LearnerGame, opponent: bool) -> bool:
+    if opponent:
+        return core.awaits_opponent()
+    g = core.game
+    return not g.is_over and g.current_player == SIDES[core.me] and not core._cut_off()

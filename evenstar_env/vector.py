@@ -42,7 +42,14 @@ from .conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
 from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
-from .learner_game import LearnerGame, batch_policy, make_opponent, opponent_name, write_mask
+from .learner_game import (
+    LearnerGame,
+    batch_policy,
+    batch_rounds,
+    make_opponent,
+    opponent_name,
+    write_mask,
+)
 from .native import resolve
 from .wrappers import SIDE_OPTIONS, observation_box, side_of_game
 
@@ -293,28 +300,10 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         self._ended = terminated | truncated
 
     def _opponent_rounds(self, rows: list[int]) -> None:
-        """Until no game of `rows` waits for the opponent: one batch-policy call for all the
-        games where it is to move, then one move in each."""
-        waiting = rows  # a game where the learner is to move stays so until it moves
-        while waiting := [i for i in waiting if self.cores[i].awaits_opponent()]:
-            k = len(waiting)
-            obs = np.empty((k, self._obs.shape[1]), dtype=np.float32)
-            mask = np.empty((k, self._mask.shape[1]), dtype=bool)
-            for j, i in enumerate(waiting):
-                core = self.cores[i]
-                obs[j] = self.encoders[i].encode(core.game._m, 1 - core.me)
-                mask[j] = core.game.action_mask()
-            acts = np.asarray(self.batch_opponent(obs, mask))
-            self.opponent_calls += 1
-            if acts.shape != (k,):
-                raise ValueError(f"the batch opponent returned actions of shape {acts.shape} "
-                                 f"for {k} positions")
-            for j, i in enumerate(waiting):
-                try:
-                    self.cores[i].game.step(int(acts[j]))
-                except IllegalActionError as e:
-                    raise IllegalActionError(f"the batch opponent's move in slot {i}: {e}"
-                                             ) from None
+        """The batch opponent's rounds in the games of `rows`."""
+        self.opponent_calls += batch_rounds([self.cores[i] for i in rows],
+                                            [self.encoders[i] for i in rows],
+                                            self.batch_opponent, opponent=True)
 
     def _write(self, i: int) -> None:
         core = self.cores[i]

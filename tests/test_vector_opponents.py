@@ -103,7 +103,7 @@ def test_bad_batch_policies_are_named() -> None:
     with pytest.raises(ValueError, match="returned actions of shape"):
         env.reset(seed=0)
     env = EvenstarVectorEnv(2, side="usa", opponent=lambda obs, mask: np.argmin(mask, axis=1))
-    with pytest.raises(IllegalActionError, match="batch opponent's move in slot"):
+    with pytest.raises(IllegalActionError, match="batch opponent.s move in game"):
         env.reset(seed=0)
         for _ in range(50):
             env.step(np.argmax(env.action_masks(), axis=1))
