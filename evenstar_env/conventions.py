@@ -13,9 +13,11 @@ README "Using Evenstar from ...", docs/observation.md):
 - **Illegal actions.** ``illegal_action="raise"``: an :class:`IllegalActionError` naming the
   decision and the legal actions.  ``"lose"``: the game ends (``terminated``), -1 for the
   offender (+1 for the other seat where there is one) and the info says so
-  (``info["illegal_action"]``).  The single-agent and vector forms default to ``"lose"``
-  (learners and the standard env checkers sample from the whole ``Discrete`` space), the
-  AEC env to ``"raise"`` (PettingZoo's own tests sample from the mask).
+  (``info["illegal_action"]``, a bool in every env, False on other steps; the action in
+  ``info["illegal_action_id"]``; docs/infos.md).  The single-agent and vector forms
+  default to ``"lose"`` (learners and the standard env checkers sample from the whole
+  ``Discrete`` space), the AEC env to ``"raise"`` (PettingZoo's own tests sample from the
+  mask).
 - **Terminal steps.** Single-agent and vector forms: once an episode has ended the mask is
   all True (as in pgx), so a masked sampler never sees an empty mask; the action the
   autoreset step that follows takes (Gymnasium ``NEXT_STEP``) is ignored.  The AEC env keeps

@@ -20,8 +20,10 @@ Backends: ``backend="python"`` or ``"native"`` (default: the Game default, see
 :class:`SelfPlayVectorEnv` keeps its N games in one C++ batch
 (:class:`~evenstar_env.native.selfplay.NativeSelfPlay`: one call steps them, one encodes
 the N observations, ``threads`` worker threads); :class:`EvenstarVectorEnv` plays each slot
-on a native ``Game`` (the opponent is a Python agent that reads the game), its
-observations encoded in C++.
+on a native ``Game`` (the opponent is a Python agent that reads the game, or a batch policy
+called once per round for all slots), its observations encoded in C++.  Infos: per row,
+the single-agent env's keys in Gymnasium's vector convention (docs/infos.md).  An SB3
+``VecEnv`` over the native batch itself: :mod:`evenstar_env.sb3`.
 """
 
 from __future__ import annotations
