@@ -13,9 +13,22 @@ Backends: `SelfPlayVectorEnv` at N = ``--selfplay-sizes`` (default 256) on the P
 backend and on the native one (1 and 2 worker threads), in alternating rounds, with the
 ratio native / Python of every round (wall clock: the native threads run in parallel).
 
+Batched opponents (issue 37): `EvenstarVectorEnv(N, opponent=...)` learner steps/s with
+``"random"`` (a per-game agent), ``"learned"`` (the shipped network as a batch policy, one
+forward pass per round) and ``LearnedAgent`` per game, at N = ``--opponent-size``, in
+alternating rounds; the ratios learned / random of every round.
+
+SB3 (issue 37): learner steps/s through SB3's VecEnv API (``get_action_masks`` + ``step``)
+of `evenstar_env.sb3.EvenstarSB3VecEnv` (the native batch) against ``DummyVecEnv`` over N
+`SingleAgentEnv`s, both with a random opponent, at N = ``--sb3-sizes``, alternating rounds;
+and, with ``--ppo-steps``, MaskablePPO's own steps/s (rollout + update, 64x64 MLP, 4096-step
+rollouts, one epoch) on DummyVecEnv with 2 envs (as experiments/train_selfplay.py runs it)
+and with N envs, and on the adapter with N envs.
+
 Prints tables and writes JSON (default: benchmarks/results/vector.json).
 Usage: python benchmarks/bench_vector.py [--steps S] [--rounds R] [--sizes 1 8 64]
-       [--backend python|native] [--selfplay-sizes 256] [--out PATH]
+       [--backend python|native] [--selfplay-sizes 256] [--opponent-size 64]
+       [--sb3-sizes 64] [--ppo-steps 16384] [--out PATH]
 """
 
 from __future__ import annotations
@@ -23,7 +36,9 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -76,6 +91,11 @@ def main() -> None:
     ap.add_argument("--selfplay-sizes", type=int, nargs="*", default=[256])
     ap.add_argument("--selfplay-steps", type=int, default=51200,
                     help="native steps per measurement (Python: a sixteenth)")
+    ap.add_argument("--opponent-size", type=int, default=64,
+                    help="N of the batched-opponent comparison (0: skip it)")
+    ap.add_argument("--sb3-sizes", type=int, nargs="*", default=[64])
+    ap.add_argument("--ppo-steps", type=int, default=16384,
+                    help="MaskablePPO timesteps per measurement (0: skip)")
     ap.add_argument("--out", type=Path,
                     default=Path(__file__).parent / "results" / "vector.json")
     args = ap.parse_args()
@@ -85,8 +105,13 @@ def main() -> None:
     out.update(sync_vs_vector(args))
     out["selfplay_backends"] = [selfplay_backends(n, args.selfplay_steps, args.rounds)
                                 for n in args.selfplay_sizes]
-    out["load_after"] = os.getloadavg()
     print_backends(out["selfplay_backends"])
+    if args.opponent_size:
+        out["opponents"] = opponents(args.opponent_size, args.steps, args.rounds)
+    out["sb3"] = [sb3_vec_env(n, args.steps, args.rounds) for n in args.sb3_sizes]
+    if args.ppo_steps and args.sb3_sizes:
+        out["maskable_ppo"] = maskable_ppo(args.sb3_sizes[-1], args.ppo_steps)
+    out["load_after"] = os.getloadavg()
     write_results(out, args.out)
 
 
@@ -174,6 +199,121 @@ def sync_vs_vector(args: argparse.Namespace) -> dict:
               f"{row['vector_steps_per_cpu_s']:>18,} {row['ratio_vector_to_sync']:>6.2f} "
               f"{f'{lo:.2f}-{hi:.2f}':>12} {row['selfplay_decisions_per_cpu_s']:>30,}")
     return out
+
+
+def _alternate(envs: dict[str, Any], measure: Callable[[str, Any, int], tuple[float, float]],
+               rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """`measure(name, env, seed)` of every env, in alternating rounds."""
+    runs: dict[str, list[tuple[float, float]]] = {k: [] for k in envs}
+    for r in range(rounds):
+        for k, env in envs.items():
+            runs[k].append(measure(k, env, 1000 * r))
+    return runs
+
+
+def _summary(runs: dict[str, list[tuple[float, float]]], base: str) -> dict[str, Any]:
+    """Medians (CPU and wall clock) and the per-round CPU ratios to `base`."""
+    row: dict[str, Any] = {}
+    for k, v in runs.items():
+        row[k] = {"steps_per_cpu_s": _median([c for c, _ in v]),
+                  "steps_per_s": _median([w for _, w in v])}
+        if k != base:
+            ratios = [c / b for (c, _), (b, _) in zip(v, runs[base], strict=True)]
+            row[k]["ratio_to_" + base] = round(float(np.median(ratios)), 2)
+            row[k]["ratio_per_round"] = [round(x, 2) for x in ratios]
+    return row
+
+
+def opponents(n: int, steps: int, rounds: int) -> dict[str, Any]:
+    """EvenstarVectorEnv(n) learner steps/s against random, the batched learned network and
+    LearnedAgent per game."""
+    import torch
+
+    from agents.learned_agent import LearnedAgent
+
+    torch.set_num_threads(1)
+    envs = {"random": EvenstarVectorEnv(n, opponent="random"),
+            "learned_batched": EvenstarVectorEnv(n, opponent="learned"),
+            "learned_per_game": EvenstarVectorEnv(n, opponent=LearnedAgent())}
+    per = {"random": max(1, steps // n), "learned_batched": max(1, steps // n),
+           "learned_per_game": max(1, steps // (4 * n))}
+    for env in envs.values():  # warm up
+        learner_steps_per_s(env, 2, 0)
+    runs = _alternate(envs, lambda k, env, seed: learner_steps_per_s(env, per[k], seed),
+                      rounds)
+    row = {"n": n, "backend": resolve(None), **_summary(runs, "random")}
+    print(f"EvenstarVectorEnv N={n} ({row['backend']}), learner steps per CPU second, "
+          f"medians of {rounds} rounds:")
+    for k in envs:
+        ratio = row[k].get("ratio_to_random")
+        print(f"  {k:<17} {row[k]['steps_per_cpu_s']:>8,}" +
+              (f"  ({ratio:.2f}x random)" if ratio is not None else ""))
+    return row
+
+
+def sb3_steps_per_s(env: Any, steps: int, seed: int) -> tuple[float, float]:
+    """Learner steps/s through SB3's VecEnv API: masks (get_action_masks) and a step."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    rng = np.random.default_rng(seed)
+    env.seed(seed)
+    env.reset()
+    c0, t0 = time.process_time(), time.perf_counter()
+    for _ in range(steps):
+        env.step(random_legal(rng, get_action_masks(env)))
+    return _rates(env.num_envs * steps, c0, t0)
+
+
+def sb3_vec_env(n: int, steps: int, rounds: int) -> dict[str, Any]:
+    """EvenstarSB3VecEnv(n) against DummyVecEnv over n SingleAgentEnvs."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from evenstar_env.sb3 import EvenstarSB3VecEnv
+
+    envs = {"dummy_vec_env": DummyVecEnv([lambda: SingleAgentEnv(opponent="random")] * n),
+            "native_adapter": EvenstarSB3VecEnv(n, opponent="random")}
+    batched = max(1, steps // n)
+    for env in envs.values():
+        sb3_steps_per_s(env, 2, 0)
+    row = {"n": n, **_summary(_alternate(
+        envs, lambda _k, env, seed: sb3_steps_per_s(env, batched, seed), rounds),
+        "dummy_vec_env")}
+    d, a = row["dummy_vec_env"], row["native_adapter"]
+    print(f"SB3 VecEnv N={n}, random opponent, learner steps per CPU second: DummyVecEnv "
+          f"{d['steps_per_cpu_s']:,}, EvenstarSB3VecEnv {a['steps_per_cpu_s']:,} "
+          f"({a['ratio_to_dummy_vec_env']:.2f}x, rounds {a['ratio_per_round']})")
+    return row
+
+
+def maskable_ppo(n: int, timesteps: int) -> dict[str, Any]:
+    """MaskablePPO timesteps per CPU second (rollout + update) on the two paths."""
+    import warnings
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from evenstar_env.sb3 import EvenstarSB3VecEnv
+
+    torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", category=UserWarning)
+    paths = {"dummy_vec_env_2": lambda: DummyVecEnv([lambda: SingleAgentEnv()] * 2),
+             f"dummy_vec_env_{n}": lambda: DummyVecEnv([lambda: SingleAgentEnv()] * n),
+             f"native_adapter_{n}": lambda: EvenstarSB3VecEnv(n)}
+    row: dict[str, Any] = {"timesteps": timesteps, "net_arch": [64, 64], "rollout": 4096}
+    for k, make in paths.items():
+        env = make()
+        model = MaskablePPO("MlpPolicy", env, n_steps=4096 // env.num_envs, batch_size=1024,
+                            n_epochs=1, seed=0, device="cpu",
+                            policy_kwargs={"net_arch": [64, 64]})
+        model.learn(4096)  # warm-up
+        c0 = time.process_time()
+        model.learn(timesteps)
+        row[k] = round(timesteps / (time.process_time() - c0))
+    base = row["dummy_vec_env_2"]
+    print("MaskablePPO timesteps per CPU second: " + ", ".join(
+        f"{k} {row[k]:,} ({row[k] / base:.1f}x)" for k in paths))
+    return row
 
 
 def _median(values: list[float]) -> int:

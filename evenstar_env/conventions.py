@@ -7,12 +7,17 @@ README "Using Evenstar from ...", docs/observation.md):
   the arena gives an agent on that side, so the same seed, the same learner moves and the
   same opponent spec replay an arena game (an opponent with a time budget, such as
   ``"ismcts:300:0.9"``, depends on the machine's speed and is not reproducible).
+- **Sides.** With ``side="alternate"`` the learner's side follows from the game's seed: US
+  in ``Game(s)`` for an even s, China for an odd s, so paired seeds (s, s + 1, ...) and the
+  vector envs' slots (seed s + i) cover both sides.
 - **Illegal actions.** ``illegal_action="raise"``: an :class:`IllegalActionError` naming the
   decision and the legal actions.  ``"lose"``: the game ends (``terminated``), -1 for the
   offender (+1 for the other seat where there is one) and the info says so
-  (``info["illegal_action"]``).  The single-agent and vector forms default to ``"lose"``
-  (learners and the standard env checkers sample from the whole ``Discrete`` space), the
-  AEC env to ``"raise"`` (PettingZoo's own tests sample from the mask).
+  (``info["illegal_action"]``, a bool in every env, False on other steps; the action in
+  ``info["illegal_action_id"]``; docs/infos.md).  The single-agent and vector forms
+  default to ``"lose"`` (learners and the standard env checkers sample from the whole
+  ``Discrete`` space), the AEC env to ``"raise"`` (PettingZoo's own tests sample from the
+  mask).
 - **Terminal steps.** Single-agent and vector forms: once an episode has ended the mask is
   all True (as in pgx), so a masked sampler never sees an empty mask; the action the
   autoreset step that follows takes (Gymnasium ``NEXT_STEP``) is ignored.  The AEC env keeps
@@ -32,6 +37,10 @@ import numpy as np
 REWARDS = ("win_loss", "vp_diff")
 ILLEGAL_ACTIONS = ("raise", "lose")
 SEED_LIMIT = 2**31 - 1
+# VP per reward unit of the ``vp_diff`` shaping, the default of every env: a game's VP
+# difference then stays around the result's size (at 20 it outweighed the result 5-15x,
+# docs/agents.md, *Returns*).
+VP_SCALE = 200.0
 
 
 def check_options(reward: str, illegal_action: str, max_decisions: int | None) -> None:

@@ -20,8 +20,10 @@ Backends: ``backend="python"`` or ``"native"`` (default: the Game default, see
 :class:`SelfPlayVectorEnv` keeps its N games in one C++ batch
 (:class:`~evenstar_env.native.selfplay.NativeSelfPlay`: one call steps them, one encodes
 the N observations, ``threads`` worker threads); :class:`EvenstarVectorEnv` plays each slot
-on a native ``Game`` (the opponent is a Python agent that reads the game), its
-observations encoded in C++.
+on a native ``Game`` (the opponent is a Python agent that reads the game, or a batch policy
+called once per round for all slots), its observations encoded in C++.  Infos: per row,
+the single-agent env's keys in Gymnasium's vector convention (docs/infos.md).  An SB3
+``VecEnv`` over the native batch itself: :mod:`evenstar_env.sb3`.
 """
 
 from __future__ import annotations
@@ -38,13 +40,20 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .content import Content, load_content
-from .conventions import check_options, draw_seed
+from .conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
 from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
 from .game import Game, IllegalActionError
-from .learner_game import LearnerGame, make_opponent, write_mask
+from .learner_game import (
+    LearnerGame,
+    batch_policy,
+    batch_rounds,
+    make_opponent,
+    opponent_name,
+    write_mask,
+)
 from .native import resolve
-from .wrappers import SIDE_OPTIONS, observation_box, side_of_episode
+from .wrappers import SIDE_OPTIONS, observation_box, side_of_game
 
 
 class SlotSeeds:
@@ -52,7 +61,6 @@ class SlotSeeds:
 
     def __init__(self, n: int) -> None:
         self.seeds = np.zeros(n, dtype=np.int64)
-        self.episodes = np.zeros(n, dtype=np.int64)  # games started since the seeded reset
         self._rngs: list[np.random.Generator | None] = [None] * n
 
     def reset(self, seed: int | Sequence[int | None] | None,
@@ -73,7 +81,7 @@ class SlotSeeds:
                 self.seeds[i] = draw_seed(self._rngs[i])
             else:
                 self._rngs[i] = seeding.np_random(s)[0]
-                self.seeds[i], self.episodes[i] = s, 0
+                self.seeds[i] = s
 
     def next(self, i: int) -> int:
         """Draw the seed of slot i's next game."""
@@ -100,6 +108,36 @@ class BatchedGames(ABC):
         self._obs = np.zeros((num_envs, self.encoders[0].size), dtype=np.float32)
         self._mask = np.zeros((num_envs, n_actions), dtype=bool)
         self._ended = np.zeros(num_envs, dtype=bool)
+        self._started = np.ones(num_envs, dtype=bool)  # rows that started a game this call
+        self._ends: dict[int, dict[str, Any]] = {}  # row -> what its ended game's info adds
+
+    # Gymnasium's vector-info convention: a key's values in an array, ``_key`` its rows.
+    _add_info = VectorEnv._add_info
+
+    def _batch_info(self, sides: np.ndarray, stepped: dict[str, np.ndarray]) -> dict[str, Any]:
+        """The per-row info of the last reset or step (docs/observation.md, *Infos*): every
+        row's ``seed``, ``side`` and ``action_mask``; `stepped` (one array per key) on the
+        rows that stepped; the end keys of the rows whose game ended, and for those rows
+        Gymnasium's ``final_obs`` / ``final_info`` (the row's whole info)."""
+        every = np.ones(self.num_envs, dtype=bool)
+        side = np.array([SIDES[k] for k in sides], dtype=object)
+        info: dict[str, Any] = {"seed": self.slots.seeds.copy(), "_seed": every,
+                                "side": side, "_side": every.copy(),
+                                "action_mask": self._mask.copy(), "_action_mask": every.copy()}
+        moved = ~self._started
+        if moved.any():
+            for key, values in stepped.items():
+                values = values.copy()
+                values[~moved] = None if values.dtype == object else 0
+                info[key], info[f"_{key}"] = values, moved.copy()
+        for i, end in sorted(self._ends.items()):
+            self._add_info(info, end, i)
+            final = {"seed": int(info["seed"][i]), "side": side[i],
+                     **{k: v[i].item() if isinstance(v[i], np.generic) else v[i]
+                        for k, v in stepped.items()},
+                     "action_mask": self._mask[i].copy(), **end}
+            self._add_info(info, {"final_obs": self._obs[i].copy(), "final_info": final}, i)
+        return info
 
     @property
     def static_features(self) -> dict[str, np.ndarray]:
@@ -117,6 +155,7 @@ class BatchedGames(ABC):
         (Gymnasium's partial reset)."""
         only = self._reset_mask(options)
         self.slots.reset(seed, only)
+        self._started[:], self._ends = True, {}
         for i in range(self.num_envs):
             if only is None or only[i]:
                 self._start(i)
@@ -137,6 +176,7 @@ class BatchedGames(ABC):
             raise ValueError(f"expected {n} actions, got an array of shape {actions.shape}")
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
+        self._started, self._ends = self._ended.copy(), {}
         for i in range(n):
             if self._ended[i]:
                 self.slots.next(i)
@@ -156,16 +196,26 @@ class BatchedGames(ABC):
 
 
 class EvenstarVectorEnv(BatchedGames, VectorEnv):
-    """`num_envs` games, the learner on `side` in each, `opponent` (spec or agent object,
-    copied per game) moving inside; the options are those of
-    :class:`~evenstar_env.wrappers.SingleAgentEnv`.  The masks are ``info["action_mask"]``
-    (shape ``(num_envs, n_actions)``) after every reset and step, and :meth:`action_masks`.
+    """`num_envs` games, the learner on `side` in each, `opponent` moving inside; the
+    options are those of :class:`~evenstar_env.wrappers.SingleAgentEnv`.  The masks are
+    ``info["action_mask"]`` (shape ``(num_envs, n_actions)``) after every reset and step, and
+    :meth:`action_masks`.
+
+    `opponent`: an agent spec or agent object (copied per game, moving game by game), or a
+    **batch policy**: a callable without ``act`` taking ``(obs[k, obs_size], mask[k,
+    n_actions])`` for the k games where the opponent is to move and returning their k
+    actions; it is called once per round of opponent moves (a step takes as many rounds as
+    the longest run of opponent decisions in it; :attr:`opponent_calls` counts them).  The
+    spec ``"learned[:PATH]"`` (the shipped network or any networks checkpoint folder, such
+    as a training snapshot) is played as a batch policy
+    (:class:`agents.batch_policy.NetworkPolicy`, one forward pass per round).  A batch
+    policy with ``reseed(seed)`` is reseeded by every seeded reset.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 8, side: str = "alternate", opponent: Any = None,
-                 reward: str = "win_loss", vp_scale: float = 20.0, illegal_action: str = "lose",
+                 reward: str = "win_loss", vp_scale: float = VP_SCALE, illegal_action: str = "lose",
                  max_decisions: int | None = None, content: Content | None = None,
                  backend: str | None = None) -> None:
         if side not in SIDE_OPTIONS:
@@ -174,22 +224,35 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         self.side_option = side
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        opponents = ([make_opponent(opponent) for _ in range(num_envs)]
+        self.batch_opponent = batch_policy(opponent)
+        self.opponent_calls = 0
+        self._pending: list[int] = []  # rows whose opponent moves in batched rounds
+        opponents = ([None] * num_envs if self.batch_opponent is not None else
+                     [make_opponent(opponent) for _ in range(num_envs)]
                      if opponent is None or isinstance(opponent, str)
                      else [copy.deepcopy(opponent) for _ in range(num_envs)])
         self.cores = [LearnerGame(self.content, opp, reward, vp_scale, illegal_action,
                                   max_decisions, backend=self.backend) for opp in opponents]
+        self._opponent_names = np.array(
+            [opponent_name(opp or self.batch_opponent, opponent) for opp in opponents],
+            dtype=object)
         self._rewards = np.zeros(num_envs, dtype=np.float64)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        reseed = getattr(self.batch_opponent, "reseed", None)
+        if reseed is not None and seed is not None and np.ndim(seed) == 0:
+            reseed(int(seed))
         self._reset_all(seed, options)
+        self._settle_pending(np.zeros(self.num_envs, dtype=bool),
+                             np.zeros(self.num_envs, dtype=bool))
         return self._obs.copy(), self._info()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                            dict[str, Any]]:
         self._rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated, truncated = self._step_all(actions)
+        self._settle_pending(terminated, truncated)
         return self._obs.copy(), self._rewards, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -197,17 +260,52 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         return self._mask.copy()
 
     def _start(self, i: int) -> None:
-        slots = self.slots
-        me = side_of_episode(self.side_option, int(slots.episodes[i]))
-        slots.episodes[i] += 1
-        self.cores[i].reset(int(slots.seeds[i]), me)
+        seed = int(self.slots.seeds[i])
+        me = side_of_game(self.side_option, seed)
         self._ended[i] = False
+        if self.batch_opponent is not None:
+            self.cores[i].start(seed, me)
+            self._pending.append(i)
+            return
+        self.cores[i].reset(seed, me)
         self._write(i)
 
     def _step_row(self, i: int, action: Any) -> tuple[bool, bool]:
-        self._rewards[i], terminated, truncated, _ = self.cores[i].step(action)
+        core = self.cores[i]
+        if self.batch_opponent is None:
+            outcome = core.step(action)
+        elif (outcome := core.play(action)) is None:
+            self._pending.append(i)  # settled after the opponent's batched rounds
+            return False, False
+        self._rewards[i], terminated, truncated, info = outcome
         self._write(i)
+        if terminated or truncated:
+            self._ends[i] = info
         return terminated, truncated
+
+    def _settle_pending(self, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        """The batch opponent's rounds for the pending rows, then their outcomes and rows
+        (`terminated` / `truncated` updated in place)."""
+        rows, self._pending = self._pending, []
+        if not rows:
+            return
+        self._opponent_rounds(rows)
+        for i in rows:
+            core = self.cores[i]
+            if self._started[i]:
+                core.check_started()
+            else:
+                self._rewards[i], terminated[i], truncated[i], info = core.settle()
+                if terminated[i] or truncated[i]:
+                    self._ends[i] = info
+            self._write(i)
+        self._ended = terminated | truncated
+
+    def _opponent_rounds(self, rows: list[int]) -> None:
+        """The batch opponent's rounds in the games of `rows`."""
+        self.opponent_calls += batch_rounds([self.cores[i] for i in rows],
+                                            [self.encoders[i] for i in rows],
+                                            self.batch_opponent, opponent=True)
 
     def _write(self, i: int) -> None:
         core = self.cores[i]
@@ -215,8 +313,12 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         write_mask(self._mask[i], core.game, core.done)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._mask.copy(),
-                "_action_mask": np.ones(self.num_envs, dtype=bool)}
+        """Per row, the keys of SingleAgentEnv's info (docs/observation.md, *Infos*)."""
+        illegal = np.zeros(self.num_envs, dtype=bool)
+        for i, end in self._ends.items():
+            illegal[i] = end["illegal_action"]
+        return self._batch_info(np.array([c.me for c in self.cores]),
+                                {"opponent": self._opponent_names, "illegal_action": illegal})
 
 
 class SelfPlayVectorEnv(BatchedGames):
@@ -229,11 +331,16 @@ class SelfPlayVectorEnv(BatchedGames):
     +1/-1/0 when the game ends, plus the ``vp_diff`` shaping).  On a row whose game has just
     ended, ``obs`` is the final observation of the player who moved last, ``player`` is -1
     and the mask all True; the next step ignores that row's action and starts its next game.
+    After every reset and step :attr:`info` holds the per-row info in Gymnasium's vector
+    convention (docs/observation.md, *Infos*; ``side`` is the side of ``player``, on an ended
+    row the last mover's, and ``ended_by`` the side whose move ended the game).
     ``threads``: worker threads of the native backend (the same games for any number);
     there ``games[i]`` is a copy of slot i's game, on Python the game itself.
     """
 
-    def __init__(self, num_envs: int = 8, reward: str = "win_loss", vp_scale: float = 20.0,
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int = 8, reward: str = "win_loss", vp_scale: float = VP_SCALE,
                  illegal_action: str = "lose", max_decisions: int | None = None,
                  content: Content | None = None, backend: str | None = None,
                  threads: int = 1) -> None:
@@ -245,6 +352,9 @@ class SelfPlayVectorEnv(BatchedGames):
         self._player = np.zeros(num_envs, dtype=np.int64)
         self._diff = np.zeros(num_envs, dtype=np.int64)  # US VP - China VP at the last step
         self._reward = np.zeros((num_envs, 2), dtype=np.float64)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.info: dict[str, Any] = {}
         self._native = None
         if self.backend == "native":
             from .native.selfplay import NativeSelfPlay
@@ -256,14 +366,42 @@ class SelfPlayVectorEnv(BatchedGames):
               options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self._reset_all(seed, options)
+        self._started[:], self._ends = True, {}
+        self.info = self._batch_info(self._player, {})
         return self._obs.copy(), self._mask.copy(), self._player.copy()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                            np.ndarray, np.ndarray]:
         self._reward = np.zeros((self.num_envs, 2), dtype=np.float64)
+        actions = np.asarray(actions)
+        mover, started = self._player.copy(), self._ended.copy()
         terminated, truncated = self._step_all(actions)
+        self._started = started
+        ended = np.flatnonzero(terminated | truncated)
+        self._ends = {int(i): self._end_info(int(i), actions[i], int(mover[i]), truncated[i])
+                      for i in ended}
+        illegal = np.zeros(self.num_envs, dtype=bool)
+        illegal[ended] = [self._ends[int(i)].get("illegal_action", False) for i in ended]
+        self.info = self._batch_info(np.where(self._player >= 0, self._player, mover),
+                                     {"illegal_action": illegal})
         return (self._obs.copy(), self._mask.copy(), self._player.copy(), self._reward,
                 terminated, truncated)
+
+    def close(self) -> None:
+        """Release the games (a closed env is not stepped again)."""
+        self._native = None
+        self.games = [None] * self.num_envs
+
+    def _end_info(self, i: int, action: Any, mover: int, truncated: bool) -> dict[str, Any]:
+        """What the info of row i's just-ended game adds (the single-agent env's keys)."""
+        g = self.games[i]
+        if truncated:
+            return {"result": "truncated", "decisions": g.decisions}
+        if g.is_over:
+            return {"result": g.result.reason, "winner": g.result.winner, "vp": g.vp,
+                    "ended_by": SIDES[mover]}
+        return {"illegal_action": True, "illegal_action_id": as_int_or_repr(action),
+                "result": "illegal action", "winner": SIDES[1 - mover], "ended_by": SIDES[mover]}
 
     def _reset_all(self, seed: int | Sequence[int | None] | None,
                    options: dict[str, Any] | None = None) -> None:

@@ -109,6 +109,7 @@ from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from evenstar_env.vector import SelfPlayVectorEnv
+from experiments.devices import resolve_device
 from experiments.files import LOCK_NAME, OutputDirError, ensure_output_dir, folder_lock
 from experiments.limits import MAX_SEED
 from experiments.stats import wilson
@@ -133,7 +134,8 @@ class TrainConfig:
     hidden: str = _opt("512,512", "layer widths (the structured kind's trunk) when there is "
                                   "no --init")
     token: int = _opt(32, "the structured kind's token width when there is no --init")
-    device: str = _opt("cpu", "cpu or cuda (the update; rollouts run on the CPU)")
+    device: str = _opt("cpu", "auto, cpu, cuda, cuda:N or mps (the update; rollouts run on "
+                              "the CPU)")
     threads: int = _opt(1, "torch threads for the update (rollouts use 1); 2 only on an "
                            "idle machine")
     threads_idle: int = _opt(0, "torch threads for the rest of an update once no rollout "
@@ -227,8 +229,7 @@ class TrainConfig:
             raise ValueError("--selfplay-frac + --scripted-frac must be at most 1")
         if not 0 <= self.china_frac <= 1:
             raise ValueError(f"--china-frac must be in [0, 1], not {self.china_frac}")
-        if self.device.startswith("cuda") and not torch.cuda.is_available():
-            raise ValueError("--device cuda: no GPU is available")
+        self.device = resolve_device(self.device)
 
     @property
     def run_dir(self) -> Path:

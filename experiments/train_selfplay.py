@@ -1,12 +1,14 @@
 """Masked-PPO self-play: one policy plays both sides against a pool of opponents.
 
-    python -m experiments.train_selfplay --out runs/ppo            # the full run
+    python -m experiments.train_selfplay --name ppo                # the full run, runs/ppo
     python -m experiments.train_selfplay --smoke                   # < 1 minute, runs/ppo-smoke
-    python -m experiments.train_selfplay --out runs/ppo --resume    # continue
+    python -m experiments.train_selfplay --name ppo --resume       # continue
+    (--runs-dir, --name, --total-steps, --minutes, --device, --seed, --smoke and --resume
+    as in experiments/train.py; --out DIR and --timesteps still work)
 
 Training starts by behaviour cloning of the heuristic (``bc_games`` games of the
-cloning data, experiments/cloning.py). Then the learner alternates sides
-every episode (``SingleAgentEnv(side="alternate")``, which gives it its own
+cloning data, experiments/cloning.py). Then the learner plays the side its
+episode's seed gives (``SingleAgentEnv(side="alternate")``, which gives it its own
 terminal reward whoever ends the game). Its opponent is
 drawn each episode from the pool: past snapshots of itself, the heuristic and
 the random agent. Checkpoints go to ``OUT/checkpoints``: ``latest.pt`` +
@@ -37,6 +39,7 @@ from agents.ppo_agent import PPOAgent, export_policy
 from evenstar_env.content import load_content
 from evenstar_env.wrappers import SingleAgentEnv
 from experiments import checkpoint
+from experiments.devices import resolve_device
 from experiments.files import write_text_atomic
 
 BC_SEED0 = 10_000_000  # demonstration games use seeds far from the arena's
@@ -273,8 +276,10 @@ def agreement(policy: Any, data: Any, batch_size: int = 4096) -> float:
     return hits / len(data)
 
 
-def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path:
-    """Run (or resume) training; return the exported policy path (without suffix)."""
+def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
+          device: str = "cpu") -> Path:
+    """Run (or resume) training on `device` (a torch device, see experiments/devices.py);
+    return the exported policy path (without suffix)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
@@ -298,7 +303,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True) -> Path
             "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef, clip_range=cfg.clip_range,
-            seed=cfg.seed, device="cpu",
+            seed=cfg.seed, device=device,
             policy_kwargs={"net_arch": {"pi": cfg.net_arch, "vf": cfg.net_arch}})
         if resume:
             checkpoint.restore(model, state, steps, checkpoint.paths(out)[0])
@@ -360,17 +365,30 @@ app = typer.Typer(add_completion=False, help=__doc__)
 
 
 @app.command()
-def main(out: str = typer.Option(None, help="output folder [default: runs/ppo, with --smoke "
-                                 "runs/ppo-smoke]"),
+def main(name: str = typer.Option(None, help="run folder RUNS_DIR/NAME [default: ppo, with "
+                                  "--smoke ppo-smoke]"),
+         runs_dir: str = typer.Option("runs", help="where run folders go"),
+         out: str = typer.Option(None, help="the run folder itself (older spelling of "
+                                 "--runs-dir/--name)"),
          smoke: bool = typer.Option(False, help="a tiny run (< 1 minute), for tests"),
-         resume: bool = typer.Option(False, help="continue from OUT/checkpoints/latest.pt "
-                                     "(same settings only)"),
-         timesteps: int = typer.Option(0, min=0, help="override total timesteps"),
+         resume: bool = typer.Option(False, help="continue from the run's "
+                                     "checkpoints/latest.pt (same settings only)"),
+         timesteps: int = typer.Option(0, "--total-steps", "--timesteps", min=0,
+                                       help="override total timesteps"),
          minutes: float = typer.Option(0, min=0, help="override the wall-clock budget "
                                        "(minutes)"),
+         device: str = typer.Option("cpu", help="auto (cuda where available, else cpu), cpu, "
+                                    "cuda, cuda:N or mps"),
          seed: int = typer.Option(0, min=0),
          progress: bool = typer.Option(True, help="show a progress bar")) -> None:
-    out = out or ("runs/ppo-smoke" if smoke else "runs/ppo")
+    if out is not None and name is not None:
+        raise typer.BadParameter("give --out or --runs-dir/--name, not both")
+    out = out or str(Path(runs_dir) / (name or ("ppo-smoke" if smoke else "ppo")))
+    try:
+        device = resolve_device(device)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     cfg = TrainConfig.smoke(out) if smoke else TrainConfig(out=out)
     cfg.seed = seed
     if timesteps:
@@ -380,7 +398,7 @@ def main(out: str = typer.Option(None, help="output folder [default: runs/ppo, w
     load_content()
     t0 = time.time()
     try:
-        policy = train(cfg, resume=resume, progress=progress)
+        policy = train(cfg, resume=resume, progress=progress, device=device)
     except checkpoint.CheckpointError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from evenstar_env import Game
 from evenstar_env.engine.constants import CHINA, DRAW, H_DONE, IN_PLAY, M_TECH_DONE
 
@@ -379,3 +383,19 @@ def check_outcome_choices(g: Game, hist_id: str, die: int, pool: set | None, pic
         g2.force_dice([die])
         run_history(g2, hist_id)
         assert legal_countries(g2) == pool
+
+
+def same_info(a: dict[str, Any], b: dict[str, Any], where: str) -> None:
+    """Two vector infos hold the same keys, masks and, where masked, values."""
+    assert set(a) == set(b), f"{where}: keys {sorted(set(a) ^ set(b))}"
+    for key, value in a.items():
+        if key.startswith("_"):
+            continue
+        if isinstance(value, dict):
+            same_info(value, b[key], f"{where}/{key}")
+            continue
+        has = a[f"_{key}"]
+        assert np.array_equal(has, b[f"_{key}"]), f"{where}: mask of {key}"
+        assert value.dtype == b[key].dtype, f"{where}: dtype of {key}"
+        for i in np.flatnonzero(has):
+            assert np.array_equal(value[i], b[key][i]), f"{where}: {key}[{i}]"

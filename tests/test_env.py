@@ -106,11 +106,17 @@ def test_illegal_action_lose_ends_the_game() -> None:
     e = raw_env(illegal_action="lose")
     e.reset(seed=0)
     offender = e.agent_selection
+    assert all(info["illegal_action"] is False for info in e.infos.values())
     mask = e.observe(offender)["action_mask"]
-    e.step(int(np.flatnonzero(mask == 0)[0]))
+    bad = int(np.flatnonzero(mask == 0)[0])  # action 0: the id must not be the flag
+    assert bad == 0
+    e.step(bad)
     assert all(e.terminations.values())
     other = [a for a in e.possible_agents if a != offender][0]
     assert e._cumulative_rewards[offender] == -1.0 and e._cumulative_rewards[other] == 1.0
+    for info in e.infos.values():
+        assert info["illegal_action"] is True and info["illegal_action_id"] == 0
+        assert info["offender"] == offender and info["winner"] == other.split("_")[0]
 
 
 def test_illegal_action_lose_also_for_a_non_integer() -> None:
@@ -119,7 +125,8 @@ def test_illegal_action_lose_also_for_a_non_integer() -> None:
     offender = e.agent_selection
     e.step("pass")
     assert all(e.terminations.values())
-    assert e.infos[offender]["illegal_action"] == "'pass'"
+    assert e.infos[offender]["illegal_action"] is True
+    assert e.infos[offender]["illegal_action_id"] == "'pass'"
     assert e._cumulative_rewards[offender] == -1.0
 
 

@@ -66,7 +66,8 @@ def test_illegal_action_lose_ends_the_episode_with_a_loss_not_silently() -> None
     illegal = int(np.flatnonzero(~info["action_mask"])[0])
     obs, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert info["illegal_action"] is True and info["action"] == illegal
+    assert info["illegal_action"] is True and info["illegal_action_id"] == illegal
+    assert (info["winner"], info["ended_by"]) == ("china", "learner")
     assert env.game.to_dict() == before  # nothing was applied
     assert info["action_mask"].all()  # the terminal convention
     with pytest.raises(RuntimeError, match="finished episode"):
@@ -318,3 +319,78 @@ def test_batched_env_partial_reset_restarts_only_the_masked_slots() -> None:
     assert vec.seeds.tolist() == [30, 7, 32]
     assert vec.cores[0].game.to_dict() == before[0] and vec.cores[2].game.to_dict() == before[2]
     assert vec.cores[1].game.to_dict()["state"] != before[1]["state"]
+
+
+# ------------------------------------------------------------ sides by seed
+@pytest.mark.parametrize("start", [0, 7, 1000])
+def test_alternate_side_follows_the_seed_so_consecutive_seeds_cover_both_sides(
+        start: int) -> None:
+    env = SingleAgentEnv(side="alternate")
+    sides = [env.reset(seed=s)[1]["side"] for s in range(start, start + 4)]
+    assert sorted(sides) == ["china", "china", "usa", "usa"]
+    assert sides == [("usa", "china")[s % 2] for s in range(start, start + 4)]
+    # the same seed, the same side, whatever came before it
+    assert env.reset(seed=start + 1)[1]["side"] == sides[1]
+    # an unseeded reset: the side of the drawn seed
+    _, info = env.reset()
+    assert info["side"] == ("usa", "china")[info["seed"] % 2]
+    venv = EvenstarVectorEnv(4, side="alternate")
+    venv.reset(seed=start)
+    assert [("usa", "china")[c.me] for c in venv.cores] == sides
+
+
+# ------------------------------------------------------------ defaults, rendering, masks
+def test_vp_scale_defaults_to_the_recommended_200_in_every_env() -> None:
+    import inspect
+
+    from evenstar_env.conventions import VP_SCALE
+    from evenstar_env.learner_game import LearnerGame
+
+    assert VP_SCALE == 200.0
+    for cls in (SingleAgentEnv, EvenstarVectorEnv, SelfPlayVectorEnv, raw_env, LearnerGame):
+        assert inspect.signature(cls).parameters["vp_scale"].default == VP_SCALE, cls
+    # a whole game's shaping is the final VP difference / 200, beside the result
+    env = SingleAgentEnv(side="usa", reward="vp_diff")
+    _, info = env.reset(seed=3)
+    rng, total, done = np.random.default_rng(0), 0.0, False
+    while not done:
+        _, reward, done, _, info = env.step(rng.choice(np.flatnonzero(info["action_mask"])))
+        total += reward
+    g = env.game
+    result = g.returns()["usa"]
+    assert total == pytest.approx(result + (g.vp["usa"] - g.vp["china"]) / 200)
+
+
+@pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
+def test_render_modes_pass_gymnasiums_render_checks(mode: str) -> None:
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("Evenstar-v0", render_mode=mode)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*render.*")
+        check_env(env.unwrapped)  # with a spec: every render mode is made and checked
+    env.reset(seed=0)
+    frame = env.render()
+    if mode == "ansi":
+        assert isinstance(frame, str) and "Turn 1" in frame
+    else:
+        assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    assert SingleAgentEnv().render() is None
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        SingleAgentEnv(render_mode="human")
+
+
+def test_action_masks_reachable_through_gymnasium_make() -> None:
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    env = gym.make("Evenstar-v0", opponent="random")
+    with pytest.raises(RuntimeError, match="call reset"):  # order enforced by the env itself
+        env.step(0)
+    _, info = env.reset(seed=0)
+    assert np.array_equal(env.action_masks(), info["action_mask"])
+    venv = DummyVecEnv([lambda: gym.make("Evenstar-v0")])
+    venv.reset()
+    assert get_action_masks(venv).shape == (1, env.action_space.n)

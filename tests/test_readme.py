@@ -20,7 +20,7 @@ def snippets() -> dict[str, str]:
 
 
 def test_the_readme_has_the_snippets_of_every_interface() -> None:
-    assert {"pettingzoo", "gymnasium", "maskable-ppo", "vector"} <= set(snippets())
+    assert {"pettingzoo", "gymnasium", "maskable-ppo", "sb3-native", "vector"} <= set(snippets())
 
 
 @pytest.mark.parametrize("name", sorted(snippets()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import same_info
 
 from evenstar_env.vector import EvenstarVectorEnv, SelfPlayVectorEnv
 
@@ -17,9 +18,7 @@ def _same(a: tuple, b: tuple, where: str) -> None:
     assert len(a) == len(b)
     for k, (x, y) in enumerate(zip(a, b, strict=True)):
         if isinstance(x, dict):
-            assert x.keys() == y.keys(), where
-            for key in x:
-                assert np.array_equal(x[key], y[key]), f"{where}: info {key}"
+            same_info(x, y, where)
             continue
         x, y = np.asarray(x), np.asarray(y)
         assert x.dtype == y.dtype and x.shape == y.shape, f"{where}: output {k}"

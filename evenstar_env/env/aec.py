@@ -10,7 +10,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..content import Content, load_content
-from ..conventions import as_int_or_repr, check_options, draw_seed
+from ..conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
+from ..engine.constants import SIDES
 from ..game import Game, IllegalActionError
 from .observation import ObservationEncoder
 from .render import has_display, render_ansi, render_rgb
@@ -41,7 +42,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, reward: str = "win_loss",
-                 illegal_action: str = "raise", vp_scale: float = 20.0,
+                 illegal_action: str = "raise", vp_scale: float = VP_SCALE,
                  max_decisions: int | None = None, content: Content | None = None) -> None:
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -87,7 +88,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {"seed": game_seed} for a in AGENTS}
+        self.infos = {a: {"seed": game_seed, "illegal_action": False} for a in AGENTS}
         self.agent_selection = AGENT_OF_SIDE[self.game.current_player]
         self._last_vp = (0, 0)
 
@@ -113,7 +114,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             if self.illegal_action == "raise":
                 raise
             self._end({agent: -1.0, _other(agent): 1.0},
-                      {"illegal_action": as_int_or_repr(action), "offender": agent})
+                      {"illegal_action": True, "illegal_action_id": as_int_or_repr(action),
+                       "offender": agent, "result": "illegal action",
+                       "winner": SIDES[1 - AGENTS.index(agent)]})
             return
         if self.reward_mode == "vp_diff":
             vp = (g.vp["usa"], g.vp["china"])
