@@ -56,7 +56,7 @@ train-smoke: setup
 
 # The suite on the default backend (the native core where built; the differential tests
 # play both), then the rule, card and API tests again on the Python engine (docs/native.md).
-RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_r22_r26.py tests/test_rulebook_examples.py \
+RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_r22_r26.py tests/test_rulings_r27_r28.py tests/test_rulebook_examples.py \
 	tests/test_cards_early.py tests/test_cards_mid.py tests/test_cards_late.py \
 	tests/test_history_cards.py tests/test_history_mid.py tests/test_history_late.py \
 	tests/test_war_cards.py tests/test_effects.py tests/test_play.py tests/test_api.py
