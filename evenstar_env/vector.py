@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
@@ -81,11 +82,24 @@ class SlotSeeds:
         return int(self.seeds[i])
 
 
+MAX_ENVS = 2**16  # games in one batch (each holds a whole game state)
+
+
+def check_num_envs(n: Any) -> int:
+    """`n` as a number of games, 1..MAX_ENVS; TypeError / ValueError in one line."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"num_envs must be an integer, not {type(n).__name__} {n!r}")
+    if not 1 <= n <= MAX_ENVS:
+        raise ValueError(f"num_envs must be within 1..{MAX_ENVS}, got {n}")
+    return int(n)
+
+
 class BatchedGames(ABC):
     """What both batched forms share: N slots, their seeds, encoders and output rows, and
     the loop that steps every slot or, after its game has ended, starts its next game."""
 
     def __init__(self, num_envs: int, content: Content | None, backend: str | None) -> None:
+        num_envs = check_num_envs(num_envs)
         self.num_envs = num_envs
         self.content = content or load_content()
         self.backend = resolve(backend)
@@ -100,6 +114,7 @@ class BatchedGames(ABC):
         self._obs = np.zeros((num_envs, self.encoders[0].size), dtype=np.float32)
         self._mask = np.zeros((num_envs, n_actions), dtype=bool)
         self._ended = np.zeros(num_envs, dtype=bool)
+        self._started = np.zeros(num_envs, dtype=bool)  # slots a reset has started
 
     @property
     def static_features(self) -> dict[str, np.ndarray]:
@@ -117,6 +132,7 @@ class BatchedGames(ABC):
         (Gymnasium's partial reset)."""
         only = self._reset_mask(options)
         self.slots.reset(seed, only)
+        self._mark_started(only)
         for i in range(self.num_envs):
             if only is None or only[i]:
                 self._start(i)
@@ -129,8 +145,18 @@ class BatchedGames(ABC):
                 raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
         return only
 
+    def _mark_started(self, only: np.ndarray | None) -> None:
+        self._started[slice(None) if only is None else only] = True
+
+    def _check_started(self) -> None:
+        """Both backends refuse a step before every slot has been reset."""
+        if not self._started.all():
+            k = int(np.flatnonzero(~self._started)[0])
+            raise ResetNeeded(f"call reset() before step(): slot {k} has no game yet")
+
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """Step every slot (`_step_row`) or restart it; (terminated, truncated)."""
+        self._check_started()
         n = self.num_envs
         actions = np.asarray(actions)
         if actions.shape != (n,):
@@ -272,11 +298,13 @@ class SelfPlayVectorEnv(BatchedGames):
             return
         only = self._reset_mask(options)
         self.slots.reset(seed, only)
+        self._mark_started(only)
         self._native.reset(only)
 
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._native is None:
             return super()._step_all(actions)
+        self._check_started()
         terminated, truncated = self._native.step(actions)
         self._ended = terminated | truncated
         return terminated, truncated

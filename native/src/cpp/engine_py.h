@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine.h"
+#include "validate.h"
 
 namespace evenstar {
 
@@ -19,6 +20,16 @@ struct Engine {
     std::unique_ptr<State> s;
     bool tracing = false;
     std::vector<int32_t> trace;
+    // Set once the state's memory has been handed to Python (state_bytes: the live views):
+    // from then on every entry point checks the state first (validate.h), since Python may
+    // have written anything there.  An engine whose memory never left C++ is not checked.
+    bool exposed = false;
+
+    // The state, checked if Python may have written it (StateError otherwise).
+    State& checked() const {
+        if (exposed) validate_state(*t, *s);
+        return *s;
+    }
 
     Machine machine() {
         Machine m(*t, *s);
@@ -35,6 +46,7 @@ struct Engine {
 
     // 0: applied; 1: the game is over; 2: outside the action space; 3: not legal now.
     int step(long a) {
+        checked();
         if (!s->has_pending) return 1;
         if (a < 0 || a >= t->n_actions) return 2;
         bool ok = false;
@@ -46,9 +58,13 @@ struct Engine {
         return 0;
     }
 
-    void run() { machine().run(); }
+    void run() {
+        checked();
+        machine().run();
+    }
 
     void refresh() {
+        checked();
         if (!s->has_pending) return;
         Machine m = machine();
         m.push1(s->p_frame);
@@ -58,7 +74,7 @@ struct Engine {
 
     Engine clone() const {
         Engine e(t, false);
-        copy_state(*e.s, *s);
+        copy_state(*e.s, checked());
         return e;
     }
 

@@ -1,0 +1,169 @@
+// The state checker (validate.h): the domains of evenstar_env/engine/validity.py.
+#include "validate.h"
+
+#include <string>
+
+namespace evenstar {
+
+namespace {
+
+// Domain codes: validity.DOMAINS order.
+enum { D_ANY, D_SIDE, D_CARD, D_HIST, D_EFF, D_EFF_PICK, D_EFF_DISCARD, D_EFF_CHOICE, D_SOURCE,
+       D_COUNT, D_OPS, D_PRINTED, D_TRACK, D_ROUND, D_FLAG, D_COUNTRY, D_MODE, D_KIND, D_VERB,
+       D_CARD_OPT, D_LOG, D_ACTION };
+// Action groups: validity.GROUPS order.
+enum { G_CARD, G_COUNTRY, G_MODE, G_ORDER, G_MOD, G_SPEND, G_YES, G_NO, G_OPTION, G_DONE };
+
+[[noreturn]] void fail(const std::string& where, const std::string& why) {
+    throw StateError("invalid native state: " + where + ": " + why);
+}
+
+std::string frame_where(const char* field, int k) {
+    return std::string(field) + (k >= 0 ? "[" + std::to_string(k) + "]" : "");
+}
+
+bool in_domain(const Tables& t, int dom, long v) {
+    if (dom == D_ANY || dom == D_LOG || dom == D_ACTION) return true;
+    if (dom < 0 || dom >= t.v_dom.rows) return false;
+    if (v < t.v_dom(dom, 0) || v > t.v_dom(dom, 1)) return false;
+    switch (dom) {
+        case D_TRACK: return v == SOCIAL || v == ECONOMY;
+        case D_MODE: return v == MODE_PLACE || v == MODE_REALIGN || v == MODE_TRADE;
+        case D_EFF_PICK: {
+            int op = t.effects(int(v), EF_OP);
+            return op == E_ADD_INFLUENCE || op == E_REDUCE_INFLUENCE;
+        }
+        case D_EFF_DISCARD: return t.effects(int(v), EF_OP) == E_DISCARD;
+        case D_EFF_CHOICE: return t.effects(int(v), EF_OP) == E_CHOICE;
+        default: return true;
+    }
+}
+
+bool is_action_op(int op) {
+    return op == F_PLACE_START || op == F_REALIGN || op == F_TRADE || op == F_TECH ||
+           op == F_IMPROVE;
+}
+
+void check_args(const Tables& t, int op, const int16_t* a, int n, const std::string& where) {
+    for (int k = 0; k < n; ++k) {
+        int dom = t.v_frame(op, k);
+        if (dom >= 0 && !in_domain(t, dom, a[k]))
+            fail(where, "frame op " + std::to_string(op) + " argument a[" + std::to_string(k) +
+                            "] = " + std::to_string(a[k]) + " is outside its domain");
+    }
+}
+
+void check_frame(const Tables& t, const Frame& f, const std::string& where) {
+    if (f.op >= F_COUNT_) fail(where, "unknown frame op " + std::to_string(f.op));
+    int op = f.op;
+    check_args(t, op, f.a, 6, where);
+    if (op == F_LOG) {
+        int kind = f.a[0], side = f.a[1], box = f.a[2];
+        int n = kind == 1 ? t.russia_boxes.rows : side == USA ? t.tech_usa.rows : t.tech_china.rows;
+        if (box < 0 || box >= n || (kind == 1 && side != 0))
+            fail(where, "a log frame names no track box");
+    }
+    if (t.v_frame(op, 3) < 0) {  // order / ai_event: the nested action frame
+        if (!is_action_op(f.aux)) fail(where, "nested frame is not an action frame");
+        check_args(t, f.aux, f.a + 3, 3, where + " (nested action)");
+    }
+    int seq = t.v_frame(op, 6);
+    if (f.nseq > (seq ? MAXSEQ : 0)) fail(where, "tuple too long");
+    for (int k = 0; k < f.nseq; ++k)
+        if (!in_domain(t, seq, f.seq[k])) fail(where, "tuple value outside its domain");
+    int set = t.v_frame(op, 7);
+    if ((f.flags & ~1) || ((f.flags & 1) && !set) || (set == 1 && !(f.flags & 1)))
+        fail(where, "country set flag does not match the frame");
+    if (f.flags & 1) {
+        CSet outside = f.set;
+        for (int i = 0; i < t.n; ++i) outside.clear(i);
+        if (outside.any()) fail(where, "country set holds a country outside the map");
+    }
+}
+
+int group_of(const Tables& t, int a) {
+    if (a < t.country0) return G_CARD;
+    if (a < t.mode0) return G_COUNTRY;
+    if (a < t.order0) return G_MODE;
+    if (a < t.mod0) return G_ORDER;
+    if (a < t.spend0) return G_MOD;
+    if (a < t.yes) return G_SPEND;
+    if (a == t.yes) return G_YES;
+    if (a == t.no) return G_NO;
+    if (a < t.done) return G_OPTION;
+    return G_DONE;
+}
+
+void check_pending(const Tables& t, const State& s) {
+    if (s.p_player != USA && s.p_player != CHINA) fail("pending", "player is not 0 or 1");
+    if (s.p_kind < 0 || s.p_kind >= t.v_kind.rows) fail("pending", "unknown decision kind");
+    int k = s.p_kind;
+    if (s.p_frame.op != t.v_kind(k, 0) && s.p_frame.op != t.v_kind(k, 1))
+        fail("pending", "its frame does not ask this kind of decision");
+    check_frame(t, s.p_frame, "pending frame");
+    if (s.p_nlegal < 2 || s.p_nlegal > MAXLEGAL)
+        fail("pending", "expected 2.." + std::to_string(MAXLEGAL) + " legal actions");
+    int groups = t.v_kind(k, 2);
+    for (int j = 0; j < s.p_nlegal; ++j) {
+        int a = s.p_legal[j];
+        if (a >= t.n_actions || !((groups >> group_of(t, a)) & 1))
+            fail("pending", "legal action " + std::to_string(a) + " does not fit the decision");
+        if (group_of(t, a) == G_OPTION && a - t.option0 >= t.effects(s.p_frame.a[0], EF_OPTIONS_LEN))
+            fail("pending", "legal option beyond the effect's options");
+    }
+    for (int j = 0; j < 4; ++j)
+        if (!in_domain(t, t.v_kind(k, 3 + j), s.p_ctx[j]))
+            fail("pending", "context value " + std::to_string(j) + " is outside its domain");
+}
+
+template <class T> void check_range(const T* v, int n, long lo, long hi, const char* field) {
+    for (int i = 0; i < n; ++i)
+        if (v[i] < lo || v[i] > hi)
+            fail(frame_where(field, i), std::to_string(long(v[i])) + " is outside " +
+                                            std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+}  // namespace
+
+void validate_state(const Tables& t, const State& s) {
+    check_range(s.inf_cn, t.n, 0, 32767, "inf_cn");
+    check_range(s.non_realignable, t.n, 0, 1, "non_realignable");
+    check_range(s.reserves, 2, 0, INT32_MAX, "reserves");
+    check_range(s.card_loc, t.nc, DRAW, PLAYING, "card_loc");
+    check_range(s.hist_loc, t.nh, H_OUT, H_DRAWN, "hist_loc");
+    check_range(s.event_played, t.nc, 0, 1, "event_played");
+    check_range(s.event_side, t.nc, 0, 1, "event_side");
+    check_range(s.revealed[0], t.nc, 0, 1, "revealed[0]");
+    check_range(s.revealed[1], t.nc, 0, 1, "revealed[1]");
+    check_range(s.spare_used, t.n_spare, 0, 1, "spare_used");
+    Machine m(t, const_cast<State&>(s));
+    for (int k = 0; k < 9; ++k) {
+        int lo = (k == RUSSIA || k == TECH || k == TECH + 1) ? 0 : 1;
+        if (s.tracks[k] < lo || s.tracks[k] > m.track_max(k))
+            fail(frame_where("tracks", k), "outside the track");
+    }
+    for (int k = 0; k < N_MISC; ++k)
+        if (s.misc[k] < t.v_misc(k, 0) || s.misc[k] > t.v_misc(k, 1))
+            fail(frame_where("misc", k), std::to_string(s.misc[k]) + " is outside " +
+                                             std::to_string(t.v_misc(k, 0)) + ".." +
+                                             std::to_string(t.v_misc(k, 1)));
+    if (s.misc[M_RUSSIA_DEFERRED] > s.tracks[RUSSIA])
+        fail("misc", "more Russia boxes waiting than the marker has passed");
+    if (s.n_forced < 0 || s.n_forced > MAXFORCED) fail("forced", "count out of range");
+    check_range(s.forced, s.n_forced, 1, 6, "forced");
+    for (int k = s.n_forced; k < MAXFORCED; ++k)
+        if (s.forced[k]) fail("forced", "values beyond the count");
+    if ((s.over | s.has_result | s.has_pending) & ~1) fail("over", "flags are not 0 or 1");
+    if (s.over != s.has_result || (s.over && (s.has_pending || s.depth)))
+        fail("over", "a finished game has a result and no pending decision or frame");
+    if (!s.over && !s.has_pending) fail("pending", "a game in progress has a pending decision");
+    if (s.has_result) {
+        if (s.result[0] < -1 || s.result[0] > 1 || s.result[1] < R_COLLAPSE || s.result[1] > R_MORE)
+            fail("result", "not a result the engine gives");
+    }
+    if (s.depth < 0 || s.depth > MAXSTACK) fail("stack", "depth out of range");
+    for (int k = 0; k < s.depth; ++k) check_frame(t, s.stack[k], frame_where("stack", k));
+    if (s.has_pending) check_pending(t, s);
+}
+
+}  // namespace evenstar
