@@ -264,7 +264,8 @@ def _check_valid(g: Any) -> None:
         raise InvalidState(f"stepped on an invalid state: {exc}") from None
 
 
-def _step_op(g: Any, op: list) -> Any:
+def _step_op(g: Any, op: list) -> tuple[Any, bool]:
+    """Apply one op: (the game to go on with, whether a step was applied)."""
     from evenstar_env import Game
 
     name = op[0]
@@ -272,20 +273,20 @@ def _step_op(g: Any, op: list) -> Any:
         if op[1] == "legal":
             legal = g.legal_actions()
             if not legal.size:
-                return g
+                return g, False
             g.step(int(legal[op[2] % legal.size]))
         else:
             g.step(op[2])
-    elif name == "roundtrip":
-        return Game.from_dict(json.loads(json.dumps(g.to_dict())), backend=g.backend)
-    elif name == "clone":
-        return g.clone()
-    elif name == "resample":
-        if not g.is_over:
-            return g.resample_hidden(("usa", "china")[op[1]], op[2])
-    elif name == "pickle":
-        return pickle.loads(pickle.dumps(g))
-    return g
+        return g, True
+    if name == "roundtrip":
+        return Game.from_dict(json.loads(json.dumps(g.to_dict())), backend=g.backend), False
+    if name == "clone":
+        return g.clone(), False
+    if name == "resample" and not g.is_over:
+        return g.resample_hidden(("usa", "china")[op[1]], op[2]), False
+    if name == "pickle":
+        return pickle.loads(pickle.dumps(g)), False
+    return g, False
 
 
 def _live_op(g: Any, op: list) -> None:
@@ -392,12 +393,12 @@ def run_case(case: dict) -> None:
                 pass
             continue
         try:
-            g = _step_op(g, op)
+            g, stepped = _step_op(g, op)
         except Exception:
             if wrote and backend == "native":
                 continue  # refused: the state is as it was written (not stepped on)
             raise
-        if wrote and backend == "native" and op[0] == "step":
+        if wrote and backend == "native" and stepped:
             _check_valid(g)
 
 

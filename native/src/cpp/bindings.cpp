@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "batch.h"
 #include "observation.h"
 #include "engine_py.h"
+#include "validate.h"
 
 namespace nb = nanobind;
 using namespace evenstar;
@@ -57,6 +59,7 @@ std::shared_ptr<Tables> make_tables(nb::dict d) {
         t->cards.cols != CD_COUNT_ || t->hist.cols != HF_COUNT_ || t->scalars.rows != S_COUNT_)
         throw EngineError("table layout differs from names_gen.h: regenerate and rebuild");
     t->finish();
+    prepare_validation(*t);
     std::map<std::string, Table> obs;  // the observation encoder's tables (obs_tables.py)
     for (auto item : d) {
         std::string key = nb::cast<std::string>(item.first);
@@ -214,9 +217,9 @@ NB_MODULE(_core, m) {
                 reinterpret_cast<uint8_t*>(e.s.get()), 1, shape, nb::handle());
         }, nb::rv_policy::reference_internal)
         .def("legal", [](const Engine& e) {
-            e.checked();
-            auto* data = new int64_t[size_t(e.s->has_pending ? e.s->p_nlegal : 0) + 1];
-            size_t n = e.s->has_pending ? size_t(e.s->p_nlegal) : 0;
+            // Read only (no check): the count is clamped, the values are as written.
+            size_t n = e.s->has_pending ? size_t(std::clamp(e.s->p_nlegal, 0, MAXLEGAL)) : 0;
+            auto* data = new int64_t[n + 1];
             for (size_t k = 0; k < n; ++k) data[k] = e.s->p_legal[k];
             nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int64_t*>(p); });
             size_t shape[1] = {n};
@@ -227,11 +230,8 @@ NB_MODULE(_core, m) {
             if (p != USA && p != CHINA) throw EngineError("observe: the player is 0 or 1");
             encode_observation(*e.t, e.checked(), p, out.data());
         }, nb::arg("p"), nb::arg("out").noconvert(), "player p's observation into out (float32, no allocation)")
-        .def("is_over", [](const Engine& e) { return e.checked().over != 0; })
-        .def("player", [](const Engine& e) {
-            const State& s = e.checked();
-            return s.has_pending ? s.p_player : -1;
-        })
+        .def("is_over", [](const Engine& e) { return e.s->over != 0; })
+        .def("player", [](const Engine& e) { return e.s->has_pending ? e.s->p_player : -1; })
         .def("can_happen", [](const Engine& e, int card, int executor) {
             check_card_side(*e.t, card, executor);
             return Machine(*e.t, e.checked()).can_happen(card, executor);

@@ -157,6 +157,11 @@ struct Tables {
         init_non_realignable, init_tracks, init_reserves, init_card_loc, init_hist_loc,
         init_misc, init_stack,
         v_frame, v_dom, v_misc, v_kind;  // the state checker's spec (validate.cpp)
+    // Derived by prepare_validation (validate.cpp): per frame op and argument a[k], its
+    // domain's range (lo, hi) and whether the domain needs more than a range check.
+    std::vector<int32_t> v_lo, v_hi;
+    std::vector<uint8_t> v_special;
+    CSet v_map{};
     // Derived
     int n = 0, nc = 0, nh = 0, n_regions = 0, n_sub = 0, n_spare = 0, n_vp = 0;
     int taiwan = -1, india = -1, ukraine = -1;

@@ -5,6 +5,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine_py.h"
@@ -92,10 +93,10 @@ void bind_search(nb::module_& m) {
         return rng;
     }, "FastPolicy steps while the decision is a fine-grained one (ismcts.FINE_KINDS)");
     m.def("pending_parts", [](const Engine& e) -> nb::object {
-        const State& s = e.checked();
+        const State& s = *e.s;  // read only (no check): the count is clamped
         if (!s.has_pending) return nb::none();
         nb::list legal;
-        for (int k = 0; k < s.p_nlegal; ++k) legal.append(int(s.p_legal[k]));
+        for (int k = 0; k < std::clamp(s.p_nlegal, 0, MAXLEGAL); ++k) legal.append(int(s.p_legal[k]));
         return nb::make_tuple(s.p_player, s.p_kind, nb::tuple(legal),
                               nb::make_tuple(s.p_ctx[0], s.p_ctx[1], s.p_ctx[2], s.p_ctx[3]));
     }, "(player, kind index, legal tuple, ctx ints) of the pending decision, or None");

@@ -1,6 +1,7 @@
 // The state checker (validate.h): the domains of evenstar_env/engine/validity.py.
 #include "validate.h"
 
+#include <cstdint>
 #include <string>
 
 namespace evenstar {
@@ -14,13 +15,18 @@ enum { D_ANY, D_SIDE, D_CARD, D_HIST, D_EFF, D_EFF_PICK, D_EFF_DISCARD, D_EFF_CH
 // Action groups: validity.GROUPS order.
 enum { G_CARD, G_COUNTRY, G_MODE, G_ORDER, G_MOD, G_SPEND, G_YES, G_NO, G_OPTION, G_DONE };
 
-[[noreturn]] void fail(const std::string& where, const std::string& why) {
+// Where a field is: a name and an index (-1: none); strings are made only on failure.
+struct Where {
+    const char* field;
+    int k;
+};
+
+[[noreturn]] void fail(Where w, const std::string& why) {
+    std::string where = std::string(w.field) + (w.k >= 0 ? "[" + std::to_string(w.k) + "]" : "");
     throw StateError("invalid native state: " + where + ": " + why);
 }
 
-std::string frame_where(const char* field, int k) {
-    return std::string(field) + (k >= 0 ? "[" + std::to_string(k) + "]" : "");
-}
+[[noreturn]] void fail(const char* field, const std::string& why) { fail(Where{field, -1}, why); }
 
 bool in_domain(const Tables& t, int dom, long v) {
     if (dom == D_ANY || dom == D_LOG || dom == D_ACTION) return true;
@@ -44,16 +50,26 @@ bool is_action_op(int op) {
            op == F_IMPROVE;
 }
 
-void check_args(const Tables& t, int op, const int16_t* a, int n, const std::string& where) {
-    for (int k = 0; k < n; ++k) {
-        int dom = t.v_frame(op, k);
-        if (dom >= 0 && !in_domain(t, dom, a[k]))
-            fail(where, "frame op " + std::to_string(op) + " argument a[" + std::to_string(k) +
-                            "] = " + std::to_string(a[k]) + " is outside its domain");
-    }
+bool special(int dom) {
+    return dom == D_TRACK || dom == D_MODE || dom == D_EFF_PICK || dom == D_EFF_DISCARD ||
+           dom == D_EFF_CHOICE;
 }
 
-void check_frame(const Tables& t, const Frame& f, const std::string& where) {
+void check_args(const Tables& t, int op, const int16_t* a, int n, Where where) {
+    const int32_t* lo = &t.v_lo[size_t(op) * 6];
+    const int32_t* hi = &t.v_hi[size_t(op) * 6];
+    bool bad = false;
+    for (int k = 0; k < n; ++k) bad |= (a[k] < lo[k]) | (a[k] > hi[k]);
+    if (t.v_special[size_t(op)])
+        for (int k = 0; k < n; ++k) bad |= !in_domain(t, t.v_frame(op, k), a[k]);
+    if (!bad) return;
+    for (int k = 0; k < n; ++k)
+        if (a[k] < lo[k] || a[k] > hi[k] || !in_domain(t, t.v_frame(op, k), a[k]))
+            fail(where, "frame op " + std::to_string(op) + " argument a[" + std::to_string(k) +
+                            "] = " + std::to_string(a[k]) + " is outside its domain");
+}
+
+void check_frame(const Tables& t, const Frame& f, Where where) {
     if (f.op >= F_COUNT_) fail(where, "unknown frame op " + std::to_string(f.op));
     int op = f.op;
     check_args(t, op, f.a, 6, where);
@@ -63,9 +79,11 @@ void check_frame(const Tables& t, const Frame& f, const std::string& where) {
         if (box < 0 || box >= n || (kind == 1 && side != 0))
             fail(where, "a log frame names no track box");
     }
-    if (t.v_frame(op, 3) < 0) {  // order / ai_event: the nested action frame
+    if (op == F_ORDER || op == F_AI_EVENT) {  // the nested action frame
         if (!is_action_op(f.aux)) fail(where, "nested frame is not an action frame");
-        check_args(t, f.aux, f.a + 3, 3, where + " (nested action)");
+        check_args(t, f.aux, f.a + 3, 3, where);
+    } else if (f.aux) {
+        fail(where, "a frame without a nested action has aux set");
     }
     int seq = t.v_frame(op, 6);
     if (f.nseq > (seq ? MAXSEQ : 0)) fail(where, "tuple too long");
@@ -74,11 +92,8 @@ void check_frame(const Tables& t, const Frame& f, const std::string& where) {
     int set = t.v_frame(op, 7);
     if ((f.flags & ~1) || ((f.flags & 1) && !set) || (set == 1 && !(f.flags & 1)))
         fail(where, "country set flag does not match the frame");
-    if (f.flags & 1) {
-        CSet outside = f.set;
-        for (int i = 0; i < t.n; ++i) outside.clear(i);
-        if (outside.any()) fail(where, "country set holds a country outside the map");
-    }
+    if ((f.flags & 1) && f.set.andnot(t.v_map).any())
+        fail(where, "country set holds a country outside the map");
 }
 
 int group_of(const Tables& t, int a) {
@@ -100,7 +115,7 @@ void check_pending(const Tables& t, const State& s) {
     int k = s.p_kind;
     if (s.p_frame.op != t.v_kind(k, 0) && s.p_frame.op != t.v_kind(k, 1))
         fail("pending", "its frame does not ask this kind of decision");
-    check_frame(t, s.p_frame, "pending frame");
+    check_frame(t, s.p_frame, Where{"pending frame", -1});
     if (s.p_nlegal < 2 || s.p_nlegal > MAXLEGAL)
         fail("pending", "expected 2.." + std::to_string(MAXLEGAL) + " legal actions");
     int groups = t.v_kind(k, 2);
@@ -116,41 +131,67 @@ void check_pending(const Tables& t, const State& s) {
             fail("pending", "context value " + std::to_string(j) + " is outside its domain");
 }
 
-template <class T> void check_range(const T* v, int n, long lo, long hi, const char* field) {
+// Bounds of the element type (compared in it: the first pass vectorises).
+template <class T> void check_range(const T* v, int n, T lo, T hi, const char* field) {
+    T bad = 0;  // a branch-free pass first, the culprit only on failure
+    for (int i = 0; i < n; ++i) bad |= T(v[i] < lo) | T(v[i] > hi);
+    if (!bad) return;
     for (int i = 0; i < n; ++i)
         if (v[i] < lo || v[i] > hi)
-            fail(frame_where(field, i), std::to_string(long(v[i])) + " is outside " +
+            fail(Where{field, i}, std::to_string(long(v[i])) + " is outside " +
                                             std::to_string(lo) + ".." + std::to_string(hi));
 }
 
 }  // namespace
 
+void prepare_validation(Tables& t) {
+    if (t.v_frame.rows != F_COUNT_ || t.v_frame.cols != 8 || t.v_misc.rows != N_MISC ||
+        t.v_misc.cols != 2 || t.v_kind.rows != K_COUNT_ || t.v_dom.cols != 2)
+        throw EngineError("state checker tables differ from names_gen.h: regenerate");
+    t.v_lo.assign(size_t(F_COUNT_) * 6, INT32_MIN);
+    t.v_hi.assign(size_t(F_COUNT_) * 6, INT32_MAX);
+    t.v_special.assign(size_t(F_COUNT_), 0);
+    for (int op = 0; op < F_COUNT_; ++op)
+        for (int k = 0; k < 6; ++k) {
+            int dom = t.v_frame(op, k);
+            if (dom <= 0 || dom == D_LOG || dom == D_ACTION) continue;
+            t.v_lo[size_t(op) * 6 + k] = t.v_dom(dom, 0);
+            t.v_hi[size_t(op) * 6 + k] = t.v_dom(dom, 1);
+            if (special(dom)) t.v_special[size_t(op)] = 1;
+        }
+    t.v_map = CSet{};
+    for (int i = 0; i < t.n; ++i) t.v_map.set(i);
+}
+
 void validate_state(const Tables& t, const State& s) {
-    check_range(s.inf_cn, t.n, 0, 32767, "inf_cn");
-    check_range(s.non_realignable, t.n, 0, 1, "non_realignable");
-    check_range(s.reserves, 2, 0, INT32_MAX, "reserves");
-    check_range(s.card_loc, t.nc, DRAW, PLAYING, "card_loc");
-    check_range(s.hist_loc, t.nh, H_OUT, H_DRAWN, "hist_loc");
-    check_range(s.event_played, t.nc, 0, 1, "event_played");
-    check_range(s.event_side, t.nc, 0, 1, "event_side");
-    check_range(s.revealed[0], t.nc, 0, 1, "revealed[0]");
-    check_range(s.revealed[1], t.nc, 0, 1, "revealed[1]");
-    check_range(s.spare_used, t.n_spare, 0, 1, "spare_used");
+    check_range<int16_t>(s.inf_cn, t.n, 0, 32767, "inf_cn");
+    check_range<uint8_t>(s.non_realignable, t.n, 0, 1, "non_realignable");
+    check_range<int32_t>(s.reserves, 2, 0, INT32_MAX, "reserves");
+    check_range<int8_t>(s.card_loc, t.nc, DRAW, PLAYING, "card_loc");
+    check_range<int8_t>(s.hist_loc, t.nh, H_OUT, H_DRAWN, "hist_loc");
+    check_range<uint8_t>(s.event_played, t.nc, 0, 1, "event_played");
+    check_range<int8_t>(s.event_side, t.nc, 0, 1, "event_side");
+    check_range<uint8_t>(s.revealed[0], t.nc, 0, 1, "revealed[0]");
+    check_range<uint8_t>(s.revealed[1], t.nc, 0, 1, "revealed[1]");
+    check_range<uint8_t>(s.spare_used, t.n_spare, 0, 1, "spare_used");
     Machine m(t, const_cast<State&>(s));
     for (int k = 0; k < 9; ++k) {
         int lo = (k == RUSSIA || k == TECH || k == TECH + 1) ? 0 : 1;
         if (s.tracks[k] < lo || s.tracks[k] > m.track_max(k))
-            fail(frame_where("tracks", k), "outside the track");
+            fail(Where{"tracks", k}, "outside the track");
     }
+    bool bad_misc = false;
     for (int k = 0; k < N_MISC; ++k)
+        bad_misc |= (s.misc[k] < t.v_misc.v[2 * k]) | (s.misc[k] > t.v_misc.v[2 * k + 1]);
+    for (int k = 0; k < N_MISC && bad_misc; ++k)
         if (s.misc[k] < t.v_misc(k, 0) || s.misc[k] > t.v_misc(k, 1))
-            fail(frame_where("misc", k), std::to_string(s.misc[k]) + " is outside " +
+            fail(Where{"misc", k}, std::to_string(s.misc[k]) + " is outside " +
                                              std::to_string(t.v_misc(k, 0)) + ".." +
                                              std::to_string(t.v_misc(k, 1)));
     if (s.misc[M_RUSSIA_DEFERRED] > s.tracks[RUSSIA])
         fail("misc", "more Russia boxes waiting than the marker has passed");
     if (s.n_forced < 0 || s.n_forced > MAXFORCED) fail("forced", "count out of range");
-    check_range(s.forced, s.n_forced, 1, 6, "forced");
+    check_range<int32_t>(s.forced, s.n_forced, 1, 6, "forced");
     for (int k = s.n_forced; k < MAXFORCED; ++k)
         if (s.forced[k]) fail("forced", "values beyond the count");
     if ((s.over | s.has_result | s.has_pending) & ~1) fail("over", "flags are not 0 or 1");
@@ -162,7 +203,7 @@ void validate_state(const Tables& t, const State& s) {
             fail("result", "not a result the engine gives");
     }
     if (s.depth < 0 || s.depth > MAXSTACK) fail("stack", "depth out of range");
-    for (int k = 0; k < s.depth; ++k) check_frame(t, s.stack[k], frame_where("stack", k));
+    for (int k = 0; k < s.depth; ++k) check_frame(t, s.stack[k], Where{"stack", k});
     if (s.has_pending) check_pending(t, s);
 }
 

@@ -17,4 +17,7 @@ struct StateError : EngineError {
 // Throws StateError naming the first field out of its domain.
 void validate_state(const Tables& t, const State& s);
 
+// The derived members the checker uses (after Tables::finish, once per tables).
+void prepare_validation(Tables& t);
+
 }  // namespace evenstar
