@@ -490,6 +490,11 @@ def main() -> int:
     if not 0 <= args.seed < 2**63 or args.cases < 0:
         ap.error("--seed must be within 0..2**63-1 and --cases non-negative")
     if args.worker:
+        if os.environ.get("EVENSTAR_ASAN_LIB"):  # a worker of scripts/native_asan.py
+            sys.path.insert(0, str(ROOT / "scripts"))
+            from native_asan import load
+
+            load(Path(os.environ["EVENSTAR_ASAN_LIB"]))
         worker(args.backend, args.seed, args.start, args.count)
         return 0
     if args.replay:
