@@ -440,7 +440,8 @@ def _chunk_start(k: int) -> int:
 
 
 def fuzz(backend: str, seed: int, cases: int, seconds: float, out: Path,
-         env: dict[str, str] | None = None) -> tuple[int, Counter, list[str]]:
+         env: dict[str, str] | None = None, progress: bool = False
+         ) -> tuple[int, Counter, list[str]]:
     """Run up to `cases` cases (or until `seconds` have passed) in worker processes."""
     t0 = time.time()
     done, tally, problems = 0, Counter(), []
@@ -470,6 +471,9 @@ def fuzz(backend: str, seed: int, cases: int, seconds: float, out: Path,
         else:
             done += count
             k += count
+        if progress:
+            print(f"{backend}: {done} cases, {time.time() - t0:.0f} s, "
+                  f"{dict(sorted(tally.items()))}", flush=True)
     return done, tally, problems
 
 
@@ -483,6 +487,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "fuzz",
                     help="folder for crash cases (default results/fuzz)")
     ap.add_argument("--replay", type=Path, help="run one saved case in this process")
+    ap.add_argument("--progress", action="store_true", help="a line after every worker")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
@@ -512,7 +517,7 @@ def main() -> int:
     for backend in backends:
         t0 = time.time()
         done, tally, problems = fuzz(backend, args.seed, args.cases, args.seconds, args.out,
-                                     dict(os.environ))
+                                     dict(os.environ), args.progress)
         print(f"{backend}: {done} cases in {time.time() - t0:.0f} s, "
               f"{tally.get('crash', 0)} crashes; outcomes {dict(sorted(tally.items()))}")
         for p in problems:

@@ -232,12 +232,17 @@ def test_batch_refuses_bad_actions_players_and_sizes() -> None:
                 NativeBatch(n)
             except ValueError as exc:
                 print("refused:", exc)
+        for rows in (np.empty((2, b.obs_size), np.float32), np.empty((3, b.obs_size))):
+            try:
+                b.observe(rows)
+            except ValueError as exc:
+                print("refused:", exc)
         try:
             b.game(3)
         except IndexError as exc:
             print("refused:", exc)
     """)
-    assert out.count("refused:") == 11, out
+    assert out.count("refused:") == 13, out
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

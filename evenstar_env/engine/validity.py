@@ -10,6 +10,7 @@ spec, two checkers: both backends refuse the same states.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -124,6 +125,7 @@ DECISIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] =
 }
 
 
+@lru_cache(maxsize=8)
 def domain_bounds(c: Content) -> dict[str, tuple[int, int]]:
     """The integer range of every domain for content `c` (sets of values are also checked
     by `check_value`)."""
@@ -237,6 +239,7 @@ def _check_arg(c: Content, dom: str, v: Any, log_texts: frozenset[str],
     return check_value(c, dom, v, bounds)
 
 
+@lru_cache(maxsize=8)
 def log_texts(c: Content) -> frozenset[str]:
     """The texts of the engine's "log" frames (track boxes reached)."""
     from .constants import SIDES

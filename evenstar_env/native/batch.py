@@ -84,6 +84,11 @@ class NativeBatch:
         Written into `out` (C-contiguous float32) when given: no allocation."""
         if out is None:
             out = np.empty((self.n, self.obs_size), dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float32
+                  and out.shape == (self.n, self.obs_size) and out.flags.c_contiguous
+                  and out.flags.writeable):
+            raise ValueError(f"out must be a writable C-contiguous float32 array of shape "
+                             f"({self.n}, {self.obs_size})")
         if players is None:
             who = self.player
         else:

@@ -208,7 +208,7 @@ NB_MODULE(_core, m) {
         .def("run", &Engine::run)
         .def("refresh", &Engine::refresh)
         .def("clone", &Engine::clone)
-        .def("copy_from", [](Engine& e, const Engine& o) { copy_state(*e.s, *o.s); })
+        .def("copy_from", [](Engine& e, const Engine& o) { copy_state(*e.s, o.checked()); })
         .def("clone_ns", &clone_ns, "nanoseconds per state copy inside C++")
         .def("state_bytes", [](Engine& e) {
             e.exposed = true;  // Python may write it from now on: checked before every use

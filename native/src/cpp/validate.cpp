@@ -197,7 +197,8 @@ void validate_state(const Tables& t, const State& s) {
     if ((s.over | s.has_result | s.has_pending) & ~1) fail("over", "flags are not 0 or 1");
     if (s.over != s.has_result || (s.over && (s.has_pending || s.depth)))
         fail("over", "a finished game has a result and no pending decision or frame");
-    if (!s.over && !s.has_pending) fail("pending", "a game in progress has a pending decision");
+    // (A game in progress may be between decisions: frames pushed to be run, as the
+    // scenario setters do; with no frame either, running it raises EngineError.)
     if (s.has_result) {
         if (s.result[0] < -1 || s.result[0] > 1 || s.result[1] < R_COLLAPSE || s.result[1] > R_MORE)
             fail("result", "not a result the engine gives");
