@@ -232,6 +232,12 @@ def _result(r: Any) -> tuple | None:
     if not (isinstance(r, list) and len(r) == 2 and r[0] in (None, USA, CHINA)
             and not isinstance(r[0], bool) and isinstance(r[1], str)):
         raise _fail("result", "expected null or [winner (0, 1 or null), reason]")
+    from .native.frames import reason_code  # the reasons the engine gives (pure Python)
+
+    try:
+        reason_code(r[1])
+    except ValueError as exc:
+        raise _fail("result", str(exc)[:200]) from None
     return (r[0], r[1])
 
 

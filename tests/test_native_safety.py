@@ -121,6 +121,19 @@ def test_both_backends_accept_and_refuse_the_same_snapshots(seed: int, pos: int)
     assert outcome[0] == outcome[1]
 
 
+def test_a_result_reason_the_engine_never_gives_is_refused_by_both() -> None:
+    """The native core cannot hold a free-text result (it keeps a reason code): both
+    backends refuse it with SnapshotError (Python accepted it, native raised ValueError)."""
+    d = POSITIONS[-1]
+    assert d["state"]["over"]
+    bad = copy.deepcopy(d)
+    bad["state"]["result"][1] = "nonsense"
+    for backend in BACKENDS:
+        with pytest.raises(SnapshotError, match="state.result.*unknown result reason"):
+            Game.from_dict(bad, backend=backend)
+        assert Game.from_dict(d, backend=backend).is_over
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_every_reachable_state_is_accepted(backend: str) -> None:
     """The checks refuse no state a game reaches: snapshots of random games load."""
