@@ -432,7 +432,7 @@ def save_case(backend: str, seed: int, k: int, out: Path, why: str) -> Path:
     return path
 
 
-CHUNK = 400  # cases per worker process
+CHUNK = 2000  # cases per worker process (a crash ends only its worker: the next goes on)
 
 
 def _chunk_start(k: int) -> int:
