@@ -190,7 +190,7 @@ def check_value(c: Content, dom: str, v: Any, bounds: dict[str, tuple[int, int]]
     return None
 
 
-def check_frame(c: Content, f: tuple, log_texts: frozenset[str], nested: bool = False
+def check_frame(c: Content, f: tuple, logs: frozenset[str], nested: bool = False
                 ) -> str | None:
     """Why frame tuple `f` is not a frame the engine could hold (None if it is)."""
     name = f[0]
@@ -203,20 +203,20 @@ def check_frame(c: Content, f: tuple, log_texts: frozenset[str], nested: bool = 
         return f"{name!r} takes {len(spec)} arguments, not {len(f) - 1}"
     bounds = domain_bounds(c)
     for k, (v, dom) in enumerate(zip(f[1:], spec, strict=True), start=1):
-        why = _check_arg(c, dom, v, log_texts, bounds, nested)
+        why = _check_arg(c, dom, v, logs, bounds, nested)
         if why:
             return f"argument {k}: {why}"
     return None
 
 
-def _check_arg(c: Content, dom: str, v: Any, log_texts: frozenset[str],
+def _check_arg(c: Content, dom: str, v: Any, logs: frozenset[str],
                bounds: dict[str, tuple[int, int]], nested: bool) -> str | None:
     if dom == "log":
-        return None if v in log_texts else f"{v!r} is not a track-box log"
+        return None if v in logs else f"{v!r} is not a track-box log"
     if dom == "action":
         if not isinstance(v, tuple) or not v or not isinstance(v[0], str):
             return "expected a nested action frame"
-        return check_frame(c, v, log_texts, nested=True)
+        return check_frame(c, v, logs, nested=True)
     if dom in ("countries", "optcountries"):
         if v is None and dom == "optcountries":
             return None
@@ -255,7 +255,7 @@ def tables(c: Content, frame_names: list[str], kind_names: list[str]) -> dict[st
     2 optional), then the domains of the nested action's a[0..2] come from its own op;
     ``v_dom[d]`` = (lo, hi); ``v_misc[k]`` = (lo, hi); ``v_kind[kind]`` = two frame ops
     that ask it (-1: none), a bit mask of action groups, four context domains."""
-    from ..native.frames import FRAME_SCHEMA
+    from ..native.frames import CTX_SCHEMA, FRAME_SCHEMA
 
     frame = np.zeros((len(frame_names), 8), dtype=np.int32)
     for op, name in enumerate(frame_names):
@@ -281,8 +281,6 @@ def tables(c: Content, frame_names: list[str], kind_names: list[str]) -> dict[st
         kind[k, :len(ops)] = [frame_names.index(o) for o in ops]
         kind[k, 2] = sum(1 << GROUPS.index(g) for g in groups)
         kind[k, 3:7] = 0
-        from ..native.frames import CTX_SCHEMA
-
         for (_key, slot), d in zip(CTX_SCHEMA.get(name, ()), ctx, strict=True):
             kind[k, 3 + slot] = DOM[d]
     return {"v_frame": frame, "v_dom": dom, "v_misc": misc, "v_kind": kind}
