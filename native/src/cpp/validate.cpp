@@ -166,7 +166,8 @@ void prepare_validation(Tables& t) {
 void validate_state(const Tables& t, const State& s) {
     check_range<int16_t>(s.inf_cn, t.n, 0, 32767, "inf_cn");
     check_range<uint8_t>(s.non_realignable, t.n, 0, 1, "non_realignable");
-    check_range<int32_t>(s.reserves, 2, 0, INT32_MAX, "reserves");
+    // (reserves: any value; a scenario setter may leave a side unable to pay a modifier it
+    // chose, and the engine then goes below 0, on both backends)
     check_range<int8_t>(s.card_loc, t.nc, DRAW, PLAYING, "card_loc");
     check_range<int8_t>(s.hist_loc, t.nh, H_OUT, H_DRAWN, "hist_loc");
     check_range<uint8_t>(s.event_played, t.nc, 0, 1, "event_played");
