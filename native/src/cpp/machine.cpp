@@ -1,7 +1,6 @@
 // The frame machine (evenstar_env/engine/machine.py) and the tables' derived members.
 #include <algorithm>
 #include <cstring>
-#include <string>
 
 #include "engine.h"
 
@@ -52,11 +51,6 @@ void Tables::finish() {
     for (int k = 0; k < N_MISC; ++k) init.misc[k] = init_misc(k);
     init.depth = init_stack.rows;
     for (int k = 0; k < init_stack.rows; ++k) init.stack[k] = mk(init_stack(k));
-}
-
-void Table::out_of_range(int r, int c) {
-    throw EngineError("native table index out of range: (" + std::to_string(r) + ", " +
-                      std::to_string(c) + ") (a corrupt state)");
 }
 
 void new_game(const Tables& t, State& s, const uint64_t rng[3]) {

@@ -6,6 +6,11 @@
 
 namespace evenstar {
 
+void Table::out_of_range(int r, int c) {
+    throw EngineError("native table index out of range: (" + std::to_string(r) + ", " +
+                      std::to_string(c) + ") (a corrupt state)");
+}
+
 namespace {
 
 // Domain codes: validity.DOMAINS order.
