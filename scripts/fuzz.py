@@ -4,8 +4,9 @@ In the spirit of Rally the Troops' fuzzer: random games, and hostile input throu
 public API -- tampered snapshots (frames, frame arguments, misc slots, arrays, the
 pending decision), hostile actions, writes through the live state views, and hostile
 NativeBatch / vector-env calls.  A case passes when the process survives it; Python
-exceptions are expected (they are tallied by type).  On the native backend a state that
-was stepped after live-view writes must still be a valid state (engine/validity.py).
+exceptions are expected (they are tallied by type).  On the native backend a game
+stepped after live-view writes must hold a state its own checker accepts (checked in,
+checked out: native/src/cpp/validate.cpp, the spec of engine/validity.py).
 
 Cases are numbered: case K of seed S on backend B is generated from
 ``numpy.random.default_rng([S, K])`` and always the same.  Workers run cases in order
@@ -158,7 +159,7 @@ def _steps(rng: np.random.Generator, k: int) -> list[list]:
     return ops
 
 
-def _live_ops(rng: np.random.Generator, names: list[str], c: Any) -> list[list]:
+def _live_ops(rng: np.random.Generator, names: list[str]) -> list[list]:
     ops = []
     for _ in range(int(rng.integers(1, 4))):
         r = rng.random()
@@ -224,7 +225,6 @@ class Pool:
 
 def make_case(backend: str, seed: int, k: int, pool: Pool) -> dict:
     """Case k of `seed`: its kind, start snapshot (None: a fresh game) and operations."""
-    from evenstar_env.content import load_content
     from evenstar_env.engine.validity import FRAME_ARGS
 
     rng = np.random.default_rng([seed, k])
@@ -244,7 +244,7 @@ def make_case(backend: str, seed: int, k: int, pool: Pool) -> dict:
         case["mutations"] = _mutate(rng, case["snapshot"], names)
         case["ops"] = _steps(rng, int(rng.integers(1, 8)))
     elif kind == "live":
-        case["ops"] = _live_ops(rng, names, load_content())
+        case["ops"] = _live_ops(rng, names)
     else:
         case["ops"] = [["step", "value", _value(rng, -3, 300)] for _ in range(8)]
     return case
