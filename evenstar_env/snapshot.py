@@ -156,6 +156,8 @@ def _state(raw: Any, c: Content) -> State:
                             "frame; a game in progress has no result")
     if not s.over and s.pending is None:
         raise _fail("pending", "a game in progress must have a pending decision")
+    if s.result is not None:
+        _check_reason(s.result[1])
     return s
 
 
@@ -232,13 +234,17 @@ def _result(r: Any) -> tuple | None:
     if not (isinstance(r, list) and len(r) == 2 and r[0] in (None, USA, CHINA)
             and not isinstance(r[0], bool) and isinstance(r[1], str)):
         raise _fail("result", "expected null or [winner (0, 1 or null), reason]")
-    from .native.frames import reason_code  # the reasons the engine gives (pure Python)
+    return (r[0], r[1])
+
+
+def _check_reason(reason: str) -> None:
+    """A result's reason must be one the engine gives (the native core keeps its code)."""
+    from .native.frames import reason_code  # pure Python
 
     try:
-        reason_code(r[1])
+        reason_code(reason)
     except ValueError as exc:
         raise _fail("result", str(exc)[:200]) from None
-    return (r[0], r[1])
 
 
 def _pending(p: Any, c: Content) -> tuple | None:
