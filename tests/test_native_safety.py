@@ -193,6 +193,27 @@ def test_live_view_writes_are_refused_before_the_next_step() -> None:
     assert out.count("refused") == 4 and "stepped" not in out
 
 
+def test_a_decision_made_stale_by_a_view_write_is_asked_again() -> None:
+    """After a write through the views the native core asks the pending decision again
+    on the written state (as the setters do), so a stale decision never acts: the
+    fuzzer's case (Russia set to its last box while the Russia spend was on offer, then
+    the spend taken: Russia one box beyond its track) is an illegal action now."""
+    from test_rulings import to_spend
+
+    from evenstar_env.game import IllegalActionError
+
+    g = to_spend("china", 3, russia=4, diplomacy=3)
+    g = Game.from_dict(g.to_dict(), backend="native")
+    spend = g.action_id("spend", "russia")
+    assert spend in g.legal_actions()
+    top = len(g.content.russia_boxes)
+    g.state.tracks[6] = top
+    with pytest.raises(IllegalActionError, match="not legal"):
+        g.step(spend)
+    assert g.track("russia") == top and spend not in g.legal_actions()
+    g.step(int(g.legal_actions()[0]))
+
+
 def test_scenario_setters_still_write_through_the_views() -> None:
     """The documented setters (set_influence, set_hand, set_track, force_dice) change a
     native game whose views are out, and it steps on."""

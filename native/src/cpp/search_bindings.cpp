@@ -35,8 +35,12 @@ std::pair<double, uint64_t> rollout(Engine& e, int me, int depth, uint64_t rng,
         step_state(t, s, fast_policy_act(t, s, rng));
     }
     double v = evaluate(t, s, me, w);
-    if (std::fabs(v) >= w.win) return {std::copysign(1.0, v), rng};
+    if (std::fabs(v) >= w.win) {
+        e.leave();
+        return {std::copysign(1.0, v), rng};
+    }
     v -= w_forced_war * double(forced_war_plays(t, s, me));
+    e.leave();
     return {std::tanh(v / eval_scale), rng};
 }
 
@@ -90,6 +94,7 @@ void bind_search(nb::module_& m) {
     m.def("advance_fine", [](Engine& e, uint64_t rng) {
         e.checked();
         while (!e.s->over && fine(*e.s)) step_state(*e.t, *e.s, fast_policy_act(*e.t, *e.s, rng));
+        e.leave();
         return rng;
     }, "FastPolicy steps while the decision is a fine-grained one (ismcts.FINE_KINDS)");
     m.def("pending_parts", [](const Engine& e) -> nb::object {
