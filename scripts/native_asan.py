@@ -85,9 +85,12 @@ def main() -> int:
     args = ap.parse_args()
     if os.environ.get("EVENSTAR_ASAN_CHILD") != "1":
         path = build()
-        libasan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
-                                 text=True, check=True).stdout.strip()
-        env = dict(os.environ, EVENSTAR_ASAN_CHILD="1", LD_PRELOAD=libasan,
+        libasan, libstdcxx = (
+            subprocess.run(["g++", f"-print-file-name={lib}"], capture_output=True, text=True,
+                           check=True).stdout.strip() for lib in ("libasan.so", "libstdc++.so"))
+        # libstdc++ preloaded too: ASan's __cxa_throw interceptor must find the real one at
+        # start-up, or the first C++ exception (a refused state) aborts the interpreter.
+        env = dict(os.environ, EVENSTAR_ASAN_CHILD="1", LD_PRELOAD=f"{libasan} {libstdcxx}",
                    ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
                    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
                    EVENSTAR_ASAN_LIB=str(path))
