@@ -186,11 +186,13 @@ void validate_state(const Tables& t, const State& s) {
         if (s.tracks[k] < lo || s.tracks[k] > m.track_max(k))
             fail(Where{"tracks", k}, "outside the track");
     }
+    // (the decision counter only counts: it may pass 2**31-1, the most a snapshot holds)
+    auto hi = [&](int k) -> int64_t { return k == M_DECISIONS ? INT64_MAX : t.v_misc.v[2 * k + 1]; };
     bool bad_misc = false;
     for (int k = 0; k < N_MISC; ++k)
-        bad_misc |= (s.misc[k] < t.v_misc.v[2 * k]) | (s.misc[k] > t.v_misc.v[2 * k + 1]);
+        bad_misc |= (s.misc[k] < t.v_misc.v[2 * k]) | (s.misc[k] > hi(k));
     for (int k = 0; k < N_MISC && bad_misc; ++k)
-        if (s.misc[k] < t.v_misc(k, 0) || s.misc[k] > t.v_misc(k, 1))
+        if (s.misc[k] < t.v_misc(k, 0) || s.misc[k] > hi(k))
             fail(Where{"misc", k}, std::to_string(s.misc[k]) + " is outside " +
                                              std::to_string(t.v_misc(k, 0)) + ".." +
                                              std::to_string(t.v_misc(k, 1)));
