@@ -30,8 +30,10 @@ import copy
 import json
 import os
 import pickle
+import select
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -432,6 +434,29 @@ def save_case(backend: str, seed: int, k: int, out: Path, why: str) -> Path:
     return path
 
 
+CASE_TIMEOUT = 120  # seconds without a finished case: the worker hangs, it is killed
+
+
+def _run_worker(cmd: list[str], env: dict[str, str] | None) -> tuple[list[str], int | None, str]:
+    """Run a worker: its stdout lines, exit status (None: killed as hung) and stderr."""
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        lines: list[str] = []
+        while True:
+            ready, _, _ = select.select([proc.stdout], [], [], CASE_TIMEOUT)
+            if not ready:
+                proc.kill()
+                proc.wait()
+                return lines, None, ""
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line.rstrip("\n"))
+        proc.wait()
+        err.seek(0)
+        return lines, proc.returncode, err.read()
+
+
 CHUNK = 2000  # cases per worker process (a crash ends only its worker: the next goes on)
 
 
@@ -440,18 +465,17 @@ def _chunk_start(k: int) -> int:
 
 
 def fuzz(backend: str, seed: int, cases: int, seconds: float, out: Path,
-         env: dict[str, str] | None = None, progress: bool = False
+         env: dict[str, str] | None = None, progress: bool = False, first: int = 0
          ) -> tuple[int, Counter, list[str]]:
-    """Run up to `cases` cases (or until `seconds` have passed) in worker processes."""
+    """Run cases first..first+cases-1 (or until `seconds` have passed) in worker processes."""
     t0 = time.time()
     done, tally, problems = 0, Counter(), []
-    k = 0
-    while k < cases and time.time() - t0 < seconds:
-        count = min(CHUNK - k % CHUNK, cases - k)
-        proc = subprocess.run([sys.executable, __file__, "--worker", "--backend", backend,
-                               "--seed", str(seed), "--start", str(k), "--count", str(count)],
-                              capture_output=True, text=True, env=env)
-        lines = proc.stdout.splitlines()
+    k, end = first, first + cases
+    while k < end and time.time() - t0 < seconds:
+        count = min(CHUNK - k % CHUNK, end - k)
+        lines, returncode, stderr = _run_worker(
+            [sys.executable, __file__, "--worker", "--backend", backend, "--seed", str(seed),
+             "--start", str(k), "--count", str(count)], env)
         nums = [int(x) for x in lines if x.isdigit()]
         for line in lines:
             if line.startswith("TALLY "):
@@ -460,9 +484,10 @@ def fuzz(backend: str, seed: int, cases: int, seconds: float, out: Path,
                 _, num, why = line.split(" ", 2)
                 path = save_case(backend, seed, int(num), out, why)
                 problems.append(f"{backend} case {num}: {why[:200]} -> {path}")
-        if proc.returncode != 0:
+        if returncode != 0:
             last = nums[-1] if nums else k
-            why = f"worker died (status {proc.returncode}): {proc.stderr.strip()[-300:]}"
+            why = (f"no progress for {CASE_TIMEOUT} s (a hang): killed" if returncode is None
+                   else f"worker died (status {returncode}): {stderr.strip()[-300:]}")
             path = save_case(backend, seed, last, out, why)
             problems.append(f"{backend} case {last}: {why} -> {path}")
             tally["crash"] += 1
@@ -484,6 +509,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=float("inf"),
                     help="stop starting workers after this many seconds (per backend)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--first", type=int, default=0, help="the first case number (to resume)")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "fuzz",
                     help="folder for crash cases (default results/fuzz)")
     ap.add_argument("--replay", type=Path, help="run one saved case in this process")
@@ -492,8 +518,8 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if not 0 <= args.seed < 2**63 or args.cases < 0:
-        ap.error("--seed must be within 0..2**63-1 and --cases non-negative")
+    if not 0 <= args.seed < 2**63 or args.cases < 0 or args.first < 0:
+        ap.error("--seed must be within 0..2**63-1, --cases and --first non-negative")
     if args.worker:
         if os.environ.get("EVENSTAR_ASAN_LIB"):  # a worker of scripts/native_asan.py
             sys.path.insert(0, str(ROOT / "scripts"))
@@ -517,7 +543,7 @@ def main() -> int:
     for backend in backends:
         t0 = time.time()
         done, tally, problems = fuzz(backend, args.seed, args.cases, args.seconds, args.out,
-                                     dict(os.environ), args.progress)
+                                     dict(os.environ), args.progress, args.first)
         print(f"{backend}: {done} cases in {time.time() - t0:.0f} s, "
               f"{tally.get('crash', 0)} crashes; outcomes {dict(sorted(tally.items()))}")
         for p in problems:
