@@ -420,7 +420,10 @@ def worker(backend: str, seed: int, start: int, count: int) -> None:
             print(f"INVALID {k} {exc}", flush=True)
             tally["InvalidState"] += 1
         except Exception as exc:  # expected: clear Python errors, tallied by type
-            tally[type(exc).__name__] += 1
+            name = type(exc).__name__
+            if name == "RuntimeError":  # the core's own errors: by message
+                name += ": " + str(exc).split(":")[0][:60]
+            tally[name] += 1
     print("TALLY " + json.dumps(tally), flush=True)
 
 
