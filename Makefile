@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan bench bench-agents bench-native lint clean
+.PHONY: setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -56,7 +56,7 @@ train-smoke: setup
 
 # The suite on the default backend (the native core where built; the differential tests
 # play both), then the rule, card and API tests again on the Python engine (docs/native.md).
-RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_r22_r26.py tests/test_rulebook_examples.py \
+RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_r22_r26.py tests/test_rulings_r27_r28.py tests/test_rulebook_examples.py \
 	tests/test_cards_early.py tests/test_cards_mid.py tests/test_cards_late.py \
 	tests/test_history_cards.py tests/test_history_mid.py tests/test_history_late.py \
 	tests/test_war_cards.py tests/test_effects.py tests/test_play.py tests/test_api.py
@@ -78,7 +78,13 @@ test-python: setup
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the native core, run on
 # lockstep games against the Python engine (docs/native.md).
 test-asan: setup
-	$(BIN)/python scripts/native_asan.py --random 2000 --cautious 50
+	$(BIN)/python scripts/native_asan.py --random 2000 --cautious 50 --fuzz 5000
+
+# Hostile-input fuzzing of the public API on both backends (scripts/fuzz.py; crash cases
+# go to results/fuzz/ as importable snapshots with a one-line reproduction).
+FUZZ_CASES ?= 20000
+fuzz: setup
+	$(BIN)/python scripts/fuzz.py --cases $(FUZZ_CASES)
 
 # The oldest supported dependency set (the lower bounds in pyproject.toml), in a
 # throwaway venv, on the core test modules.

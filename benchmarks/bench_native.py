@@ -4,8 +4,9 @@ Backends are interleaved (Python, native, Python, native, ...) and every figure 
 median of 5 rounds (a per-call cost: the best of 5 batches in each round), because the
 machine is shared and noisy.  Figures:
 
-- uniform random play, decisions/s: Python Game, native Game driven from Python,
-  and an all-C++ loop (``evenstar_native.random_games``; its agent draws from its own
+- uniform random play, decisions/s: Python Game, native Game driven from Python (also
+  with its state views handed out, so that every step checks the state first), and an
+  all-C++ loop (``evenstar_native.random_games``; its agent draws from its own
   SplitMix64 stream, so its games are other random games of the same kind);
 - ``clone`` (``Game.clone``; for native also ``Engine.clone`` from Python and a state
   copy inside C++), ``resample_hidden`` (a Generator's draw included), ``to_dict`` and
@@ -48,12 +49,15 @@ from evenstar_env.native import tables_for
 ROUNDS = 5
 
 
-def play(backend: str, seeds: range) -> tuple[int, float]:
-    """Uniform random play through the public API: (decisions, seconds)."""
+def play(backend: str, seeds: range, checked: bool = False) -> tuple[int, float]:
+    """Uniform random play through the public API: (decisions, seconds).  `checked`: the
+    state views are handed out first, so the native core checks the state every step."""
     decisions = 0
     t0 = time.perf_counter()
     for seed in seeds:
         g = Game(seed, backend=backend)
+        if checked:
+            assert g.state.misc[0] == 1
         rng = np.random.default_rng(seed)
         while not g.is_over:
             legal = g.legal_actions()
@@ -180,7 +184,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path,
                     default=Path(__file__).parent / "results" / "native.json")
     args = ap.parse_args()
-    rates: dict[str, list[float]] = {"python": [], "native": [], "cpp": []}
+    rates: dict[str, list[float]] = {"python": [], "native": [], "native_checked": [], "cpp": []}
     costs: dict[str, list[float]] = {}
     batch: dict[str, list[float]] = {}
     agents: dict[str, list[float]] = {}
@@ -189,6 +193,8 @@ def main() -> None:
         for backend in ("python", "native"):
             d, dt = play(backend, seeds)
             rates[backend].append(d / dt)
+        d, dt = play("native", seeds, checked=True)
+        rates["native_checked"].append(d / dt)
         d, dt = all_cpp(r, args.games * 20)
         rates["cpp"].append(d / dt)
         for backend in ("python", "native"):
@@ -228,7 +234,10 @@ def main() -> None:
         "machine": machine(), "load_avg": os.getloadavg(), "rounds": ROUNDS,
         "games_per_round": args.games,
         "decisions_per_s": {"python_game": dps["python"], "native_game": dps["native"],
+                            "native_game_checked": dps["native_checked"],
                             "all_cpp_loop": dps["cpp"]},
+        # The state check before every step once the views are out (docs/native.md).
+        "checked_to_unchecked": round(dps["native_checked"] / dps["native"], 2),
         "ratio_to_python": {"native_game": round(dps["native"] / dps["python"], 1),
                             "all_cpp_loop": round(dps["cpp"] / dps["python"], 1),
                             **{f"{k}_speedup": round(us[f"{k}_python"] / us[f"{k}_native"], 1)

@@ -338,6 +338,24 @@ class Game:
         return "Pass" if kind == "end_discard" else "Done: go on to play a card"
 
     # ------------------------------------------------------------ copying
+    def __reduce__(self) -> tuple:
+        """Pickling and deepcopy: the backend, then the game's own state (`__getstate__`);
+        unpickling makes a game of that backend (not the default one)."""
+        return (_unpickle, (self.backend, self.__getstate__()))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The default content is stored by reference (loaded again); a log is kept."""
+        content = None if self.content is load_content() else self.content
+        return {"content": content, "seed": self.seed, "state": self._m.s.copy(),
+                "log": self._m.log_lines}
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.content = d["content"] or load_content()
+        self.seed = d["seed"]
+        self._m = Machine(self.content, d["state"], d["log"] is not None)
+        if d["log"] is not None:
+            self._m.log_lines = list(d["log"])
+
     def clone(self) -> Game:
         """An independent copy (same seed, same state; no log)."""
         g = object.__new__(Game)
@@ -600,6 +618,19 @@ class Game:
     def __repr__(self) -> str:
         status = f"over: {self.result}" if self.is_over else str(self.decision)
         return f"<Game turn {self.turn} {self.phase} VP {self.vp} | {status}>"
+
+
+def _unpickle(backend: str, state: dict[str, Any]) -> Game:
+    """A game of `backend` from its `__getstate__` (see `Game.__reduce__`)."""
+    if backend == "native":
+        from .native.game import NativeGame
+
+        cls: type[Game] = NativeGame
+    else:
+        cls = Game
+    g = object.__new__(cls)
+    g.__setstate__(state)
+    return g
 
 
 class _Default(dict):

@@ -14,31 +14,30 @@ from typing import Any
 import numpy as np
 
 from .content import Content, fingerprint
+from .engine import constants
 from .engine.constants import (
     CHINA,
-    H_DECK,
-    H_DONE,
-    H_DRAWN,
-    H_OUT,
-    LOC_NAMES,
-    M_HEADLINE,
-    M_PHASE,
-    M_TURN,
+    M_RUSSIA_DEFERRED,
     N_MISC,
-    PHASES,
+    RUSSIA,
     TRACK_NAMES,
     USA,
     VP_SOURCES,
 )
 from .engine.machine import HANDLERS, RESUMES, Machine
 from .engine.state import ARRAYS, State, _tuple
+from .engine.validity import array_bounds, check_frame, log_texts, misc_bounds
 
 FORMAT_VERSION = 3  # 3: the seed is stored, and the R22-R26 state (misc 36-39, history "drawn")
 MAX_FRAME_DEPTH = 8  # frames hold flat tuples of ints and strings (depth 4 in play)
+# Room in a state (the native core's fixed arrays; the Python engine keeps the same limits
+# so that both backends accept the same snapshots).
+MAX_STACK, MAX_LEGAL, MAX_FORCED = 128, 256, 64
+MISC_NAMES = {k: name[2:].lower() for name, k in vars(constants).items()
+              if name.startswith("M_") and isinstance(k, int)}
 STATE_KEYS = frozenset(ARRAYS) | {"misc", "stack", "pending", "rng", "forced", "result", "over"}
-# Semantic ranges of the arrays beyond their dtype (None: the dtype's range).
-_VALUE_RANGE = {"inf_cn": (0, None), "reserves": (0, None), "card_loc": (0, len(LOC_NAMES) - 1),
-                "hist_loc": (0, max(H_OUT, H_DECK, H_DONE, H_DRAWN)), "event_side": (0, 1)}
+# Semantic ranges of the arrays beyond their dtype (engine/validity.py).
+_VALUE_RANGE = array_bounds()
 
 
 class SnapshotError(ValueError):
@@ -134,15 +133,19 @@ def _state(raw: Any, c: Content) -> State:
         lo, hi = track_bounds(m, t)
         _int(int(s.tracks[t]), f"tracks[{t}] ({TRACK_NAMES[t]})", lo, hi)
     s.misc = _int_list(raw["misc"], "misc", N_MISC, -(2**31), 2**31 - 1)
-    _int(s.misc[M_PHASE], f"misc[{M_PHASE}] (phase)", 0, len(PHASES) - 1)
-    _int(s.misc[M_TURN], f"misc[{M_TURN}] (turn)", 1, c.rules.turns)
-    for p in (USA, CHINA):
-        _int(s.misc[M_HEADLINE + p], f"misc[{M_HEADLINE + p}] (headline card)", -1, c.nc - 1)
+    for k, (lo, hi) in enumerate(misc_bounds(c)):
+        _int(s.misc[k], f"misc[{k}] ({MISC_NAMES.get(k, 'unused')})", lo, hi)
+    _int(s.misc[M_RUSSIA_DEFERRED], f"misc[{M_RUSSIA_DEFERRED}] (Russia boxes waiting)", 0,
+         int(s.tracks[RUSSIA]))
     if not isinstance(raw["stack"], list):
         raise _fail("stack", "expected a list of frames")
-    s.stack = [_frame(f, f"stack[{k}]", HANDLERS) for k, f in enumerate(raw["stack"])]
+    if len(raw["stack"]) > MAX_STACK:
+        raise _fail("stack", f"more than {MAX_STACK} frames")
+    s.stack = [_frame(f, f"stack[{k}]", HANDLERS, c) for k, f in enumerate(raw["stack"])]
     s.rng = _int_list(raw["rng"], "rng", len(s.rng), 0, 2**64 - 1)
     s.forced = _int_list(raw["forced"], "forced", None, 1, 6)
+    if len(s.forced) > MAX_FORCED:
+        raise _fail("forced", f"more than {MAX_FORCED} forced dice")
     if not isinstance(raw["over"], bool):
         raise _fail("over", "expected true or false")
     s.over = raw["over"]
@@ -153,6 +156,8 @@ def _state(raw: Any, c: Content) -> State:
                             "frame; a game in progress has no result")
     if not s.over and s.pending is None:
         raise _fail("pending", "a game in progress must have a pending decision")
+    if s.result is not None:
+        _check_reason(s.result[1])
     return s
 
 
@@ -210,13 +215,17 @@ def _plain_data(x: Any, where: str, depth: int = 0) -> None:
         raise _fail(where, f"integer {x} out of range")
 
 
-def _frame(f: Any, where: str, table: dict) -> tuple:
+def _frame(f: Any, where: str, table: dict, c: Content) -> tuple:
     _plain_data(f, where)
     if not isinstance(f, list) or not f or not isinstance(f[0], str):
         raise _fail(where, "a frame is a list starting with its name")
     if f[0] not in table:
         raise _fail(where, f"unknown frame {f[0]!r}")
-    return _tuple(f)
+    frame = _tuple(f)
+    why = check_frame(c, frame, log_texts(c))
+    if why:
+        raise _fail(where, f"frame {f[0]!r}: {why}"[:300])
+    return frame
 
 
 def _result(r: Any) -> tuple | None:
@@ -228,17 +237,29 @@ def _result(r: Any) -> tuple | None:
     return (r[0], r[1])
 
 
+def _check_reason(reason: str) -> None:
+    """A result's reason must be one the engine gives (the native core keeps its code)."""
+    from .native.frames import reason_code  # pure Python
+
+    try:
+        reason_code(reason)
+    except ValueError as exc:
+        raise _fail("result", str(exc)[:200]) from None
+
+
 def _pending(p: Any, c: Content) -> tuple | None:
     if p is None:
         return None
     if not (isinstance(p, list) and len(p) == 5):
         raise _fail("pending", "expected null or [frame, player, kind, legal, context]")
-    frame = _frame(p[0], "pending[0] (frame)", RESUMES)
+    frame = _frame(p[0], "pending[0] (frame)", RESUMES, c)
     player = _int(p[1], "pending[1] (player)", USA, CHINA)
     if not isinstance(p[2], str):
         raise _fail("pending[2] (kind)", "expected a string")
     n_actions = Machine(c, new_state(c)).space.n
     legal = _int_list(p[3], "pending[3] (legal)", None, 0, n_actions - 1)
+    if len(legal) > MAX_LEGAL:
+        raise _fail("pending[3] (legal)", f"more than {MAX_LEGAL} actions")
     if len(legal) < 2 or len(set(legal)) != len(legal):
         raise _fail("pending[3] (legal)", "expected two or more distinct actions "
                                           "(a forced choice is taken at once)")

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
@@ -89,11 +90,24 @@ class SlotSeeds:
         return int(self.seeds[i])
 
 
+MAX_ENVS = 2**16  # games in one batch (each holds a whole game state)
+
+
+def check_num_envs(n: Any) -> int:
+    """`n` as a number of games, 1..MAX_ENVS; TypeError / ValueError in one line."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"num_envs must be an integer, not {type(n).__name__} {n!r}")
+    if not 1 <= n <= MAX_ENVS:
+        raise ValueError(f"num_envs must be within 1..{MAX_ENVS}, got {n}")
+    return int(n)
+
+
 class BatchedGames(ABC):
     """What both batched forms share: N slots, their seeds, encoders and output rows, and
     the loop that steps every slot or, after its game has ended, starts its next game."""
 
     def __init__(self, num_envs: int, content: Content | None, backend: str | None) -> None:
+        num_envs = check_num_envs(num_envs)
         self.num_envs = num_envs
         self.content = content or load_content()
         self.backend = resolve(backend)
@@ -110,6 +124,7 @@ class BatchedGames(ABC):
         self._ended = np.zeros(num_envs, dtype=bool)
         self._started = np.ones(num_envs, dtype=bool)  # rows that started a game this call
         self._ends: dict[int, dict[str, Any]] = {}  # row -> what its ended game's info adds
+        self._reset_done = np.zeros(num_envs, dtype=bool)  # slots a reset has started
 
     # Gymnasium's vector-info convention: a key's values in an array, ``_key`` its rows.
     _add_info = VectorEnv._add_info
@@ -156,6 +171,7 @@ class BatchedGames(ABC):
         only = self._reset_mask(options)
         self.slots.reset(seed, only)
         self._started[:], self._ends = True, {}
+        self._mark_started(only)
         for i in range(self.num_envs):
             if only is None or only[i]:
                 self._start(i)
@@ -168,8 +184,18 @@ class BatchedGames(ABC):
                 raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
         return only
 
+    def _mark_started(self, only: np.ndarray | None) -> None:
+        self._reset_done[slice(None) if only is None else only] = True
+
+    def _check_started(self) -> None:
+        """Both backends refuse a step before every slot has been reset."""
+        if not self._reset_done.all():
+            k = int(np.flatnonzero(~self._reset_done)[0])
+            raise ResetNeeded(f"call reset() before step(): slot {k} has no game yet")
+
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """Step every slot (`_step_row`) or restart it; (terminated, truncated)."""
+        self._check_started()
         n = self.num_envs
         actions = np.asarray(actions)
         if actions.shape != (n,):
@@ -410,11 +436,13 @@ class SelfPlayVectorEnv(BatchedGames):
             return
         only = self._reset_mask(options)
         self.slots.reset(seed, only)
+        self._mark_started(only)
         self._native.reset(only)
 
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._native is None:
             return super()._step_all(actions)
+        self._check_started()
         terminated, truncated = self._native.step(actions)
         self._ended = terminated | truncated
         return terminated, truncated

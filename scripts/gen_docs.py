@@ -220,7 +220,10 @@ def actions_md() -> str:
         "spend (SPEND, DONE), mode / granted (MODE), order (ORDER), place / realign / trade /",
         "influence (COUNTRY), option (OPTION), upgrade / round8 (YES, NO); General AI (R25):",
         "ai_event (ORDER, NO: the event of the card played for an action, before or after it, or",
-        "not) and ai_action (MODE, NO: an action with the card played as event, or not).", "",
+        "not) and ai_action (MODE, NO: an action with the card played as event, or not).",
+        "A mode that could change nothing is not offered (R5): event after Super Materials",
+        "(R27), and improve_social / improve_economy while that track is at the leftmost box",
+        "(R28: improving at the top of a track is not offered).", "",
         "| group | ids | size | meaning |", "| --- | --- | --- | --- |", *rows, ""])
 
 

@@ -5,7 +5,10 @@ with libasan preloaded (Python is not built with ASan), loads that build in plac
 the installed one, and plays lockstep games against the Python engine
 (tests/native_lockstep.py).  Any sanitizer report aborts with a non-zero status.
 
-Usage: python scripts/native_asan.py [--random N] [--cautious N]
+It also runs the fuzzer (scripts/fuzz.py) on the native backend, its workers on the
+sanitizer build too: a sanitizer report ends a worker, and the case is saved.
+
+Usage: python scripts/native_asan.py [--random N] [--cautious N] [--fuzz N]
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ def build() -> Path:
                     f"-DPython_EXECUTABLE={sys.executable}",
                     f"-Dnanobind_DIR={nanobind.cmake_dir()}"], check=True,
                    stdout=subprocess.DEVNULL)
-    subprocess.run(["cmake", "--build", str(BUILD)], check=True)
+    # The core only: the network kernels (_kernels) are not used here and take longest.
+    subprocess.run(["cmake", "--build", str(BUILD), "--target", "_core"], check=True)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     return BUILD / f"_core{suffix}"
 
@@ -76,12 +80,17 @@ def main() -> int:
     ap.add_argument("--cautious", type=int, default=50)
     ap.add_argument("--agent-games", type=int, default=20,
                     help="heuristic vs ISMCTS games on the native core (the agents' C++)")
+    ap.add_argument("--fuzz", type=int, default=2000,
+                    help="fuzzer cases on the native backend (workers on this build)")
     args = ap.parse_args()
     if os.environ.get("EVENSTAR_ASAN_CHILD") != "1":
         path = build()
-        libasan = subprocess.run(["g++", "-print-file-name=libasan.so"], capture_output=True,
-                                 text=True, check=True).stdout.strip()
-        env = dict(os.environ, EVENSTAR_ASAN_CHILD="1", LD_PRELOAD=libasan,
+        libasan, libstdcxx = (
+            subprocess.run(["g++", f"-print-file-name={lib}"], capture_output=True, text=True,
+                           check=True).stdout.strip() for lib in ("libasan.so", "libstdc++.so"))
+        # libstdc++ preloaded too: ASan's __cxa_throw interceptor must find the real one at
+        # start-up, or the first C++ exception (a refused state) aborts the interpreter.
+        env = dict(os.environ, EVENSTAR_ASAN_CHILD="1", LD_PRELOAD=f"{libasan} {libstdcxx}",
                    ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
                    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
                    EVENSTAR_ASAN_LIB=str(path))
@@ -116,12 +125,21 @@ def main() -> int:
         batch.step(np.array([row[rng.integers(row.size)] if row.size else 0 for row in legal]))
         batch.observe(out, None if k % 2 else np.where(batch.player >= 0, 1 - batch.player, -1))
     agent_decisions = agent_games(args.agent_games)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import fuzz
+
+    fuzzed, tally, problems = fuzz.fuzz("native", 3636, args.fuzz, float("inf"),
+                                        ROOT / "results" / "fuzz" / "asan", dict(os.environ))
+    if problems:
+        print("\n".join(["sanitizer build: fuzzer findings", *problems]))
+        return 1
     print(f"sanitizer build: {args.random} random + {args.cautious} cautious lockstep games "
           f"({steps} steps, both observations in C++ every step), {games} all-C++ games "
           f"({decisions} decisions), 500 steps and observations of a 64-game batch on 2 "
           f"threads, and {args.agent_games} heuristic-vs-ISMCTS games ({agent_decisions} "
           f"decisions: resample_hidden, evaluate, action_values, FastPolicy, rollouts in "
-          f"C++) with no report, {time.time() - t0:.0f} s")
+          f"C++), and {fuzzed} fuzzer cases ({dict(sorted(tally.items()))}) with no report, "
+          f"{time.time() - t0:.0f} s")
     return 0
 
 

@@ -1700,12 +1700,14 @@ def test_r20_smartphone_next_card_plus_one(card, ops):
 
 
 def test_r20_super_materials_next_event_does_not_happen():
-    """R20 (8.2.3): Super Materials: the event of the US's next card does not happen."""
+    """R20, R27 (8.2.3): Super Materials: the event of the US's next card does not happen,
+    so that card is not offered as event (R27); played for ops, nothing of it happens."""
     g = to_spend("usa", 4, tech_usa=5, diplomacy=3)
     do(g, "spend", "tech")
     g.set_hand("usa", [US1, US3])
     g.set_influence(HAITI)
-    play(g, US1, "event")
+    assert "event" not in legal_modes(g, US1)
+    play(g, US1, "place")
     assert g.influence(HAITI)["usa"] == 0
 
 

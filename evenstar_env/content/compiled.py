@@ -130,6 +130,10 @@ class Content:
         self._static: dict[int, np.ndarray] = {}
         self._eids_cache: dict[int, tuple[list[Any], tuple[int, ...]]] = {}
 
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its raw content, compiled again on loading (ids index its effects)."""
+        return (Content, (self.raw,))
     def eid(self, effect: Any) -> int:
         """Integer id of one effect object."""
         return self._eid[id(effect)]

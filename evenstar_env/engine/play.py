@@ -165,13 +165,15 @@ def legal_modes(m: Machine, p: int, card: int, ops: int) -> list[int]:
         return [MODE_EVENT]  # R4: scoring cards have no ops
     modes = []
     side = int(c.card_side[card])
-    if side in (p, NEUTRAL) and m.can_happen(card, p):
+    # R27: after Super Materials the next card play fires no event: not offered (R5).
+    if side in (p, NEUTRAL) and not s.misc[M_NEXT_NO_EVENT + p] and m.can_happen(card, p):
         modes.append(MODE_EVENT)
     modes.append(MODE_PLACE)  # a superpower-linked country is always eligible (R3)
     if board.realign_targets(c, s, p).any():
         modes.append(MODE_REALIGN)
     printed = int(c.card_ops[card])
     if printed >= 2 and s.misc[M_IMPROVE_LEFT + p] > 0:  # 6.3.1: printed ops (R4, R8)
+        # R28: not offered at the leftmost box (social_max), where it could change nothing.
         if s.tracks[SOCIAL + p] < c.rules.social_max:
             modes.append(MODE_SOCIAL)
         if s.tracks[ECONOMY + p] < c.rules.economy_max:

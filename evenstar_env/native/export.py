@@ -14,6 +14,7 @@ import numpy as np
 
 from ..content import Content
 from ..content.schema import Condition, Selector
+from ..engine import validity
 from ..engine.constants import (
     M_NEXT_BOTH,
     M_NEXT_NO_EVENT,
@@ -256,6 +257,7 @@ def export(c: Content) -> dict[str, np.ndarray]:
         "init_reserves": i32(s0.reserves), "init_card_loc": i32(s0.card_loc),
         "init_hist_loc": i32(s0.hist_loc), "init_misc": i32(s0.misc),
         "init_stack": i32([names.frame_names().index(f[0]) for f in s0.stack]),
+        **validity.tables(c, names.frame_names(), names.decision_kinds()),
     }
     assert len(SPENDS) == 3
     return out

@@ -22,6 +22,7 @@ from ..engine.machine import Machine
 from ..engine.rng import seed_streams
 from ..engine.state import ARRAYS, State
 from ..game import Game, IllegalActionError, _side, check_seed, resample_seed
+from ..snapshot import SnapshotError
 from . import core, tables_for
 from .frames import FRAME_DTYPE, FrameCodec, pending_context, reason_code, reason_text
 
@@ -418,7 +419,10 @@ class NativeGame(Game):
             a = operator.index(action)
         except TypeError:
             raise IllegalActionError(f"action {action!r} is not an integer") from None
-        code = self._engine.step(a) if -(2**62) < a < 2**62 else 2
+        try:
+            code = self._engine.step(a) if -(2**62) < a < 2**62 else 2
+        except ValueError as exc:  # evenstar_native.StateError: live views written wrong
+            raise SnapshotError(str(exc)) from None
         if code == 0:
             m = self.__dict__.get("_m")
             if m is not None and m._trace is not None:

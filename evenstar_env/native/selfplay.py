@@ -32,6 +32,7 @@ class NativeSelfPlay:
         n = env.num_envs
         self.batch = b = NativeBatch(n, 0, threads, env.content)
         states = b._b.state_bytes().view(state_dtype()).reshape(n)
+        states.flags.writeable = False  # read here only: batch states are never checked
         self._decisions = states["misc"][:, M_DECISIONS]  # a live view
         self._who = np.zeros(n, dtype=np.int32)
         self.games = SlotGames(b)

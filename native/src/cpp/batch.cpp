@@ -4,6 +4,7 @@
 #include <cstring>
 #include <algorithm>
 #include <exception>
+#include <system_error>
 #include <thread>
 
 #include "observation.h"
@@ -95,14 +96,22 @@ template <class F> void in_chunks(int threads, int n, F fn) {
     std::vector<std::thread> pool;
     std::vector<std::exception_ptr> errors(static_cast<size_t>(k));
     int chunk = (n + k - 1) / k;
-    for (int w = 1; w < k; ++w)
-        pool.emplace_back([&, w] {
-            try {
-                fn(w * chunk, std::min(n, (w + 1) * chunk));
-            } catch (...) {
-                errors[size_t(w)] = std::current_exception();
-            }
-        });
+    auto run = [&](int w) {
+        try {
+            fn(std::min(n, w * chunk), std::min(n, (w + 1) * chunk));
+        } catch (...) {
+            errors[size_t(w)] = std::current_exception();
+        }
+    };
+    std::vector<int> inline_chunks;  // chunks whose thread the OS refused: run here
+    for (int w = 1; w < k; ++w) {
+        try {
+            pool.emplace_back(run, w);
+        } catch (const std::system_error&) {
+            inline_chunks.push_back(w);
+        }
+    }
+    for (int w : inline_chunks) run(w);
     try {
         fn(0, std::min(n, chunk));
     } catch (...) {

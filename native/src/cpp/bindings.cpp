@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "batch.h"
 #include "observation.h"
 #include "engine_py.h"
+#include "validate.h"
 
 namespace nb = nanobind;
 using namespace evenstar;
@@ -51,11 +53,13 @@ std::shared_ptr<Tables> make_tables(nb::dict d) {
     L(au_ok) L(adj) L(adj_sp) L(trade_reach) L(region_matrix) L(subregion_matrix)
     L(region_values) L(pool) L(init_inf_us) L(init_inf_cn) L(init_non_realignable)
     L(init_tracks) L(init_reserves) L(init_card_loc) L(init_hist_loc) L(init_misc) L(init_stack)
+    L(v_frame) L(v_dom) L(v_misc) L(v_kind)
 #undef L
     if (t->effects.cols != EF_COUNT_ || t->conds.cols != CF_COUNT_ ||
         t->cards.cols != CD_COUNT_ || t->hist.cols != HF_COUNT_ || t->scalars.rows != S_COUNT_)
         throw EngineError("table layout differs from names_gen.h: regenerate and rebuild");
     t->finish();
+    prepare_validation(*t);
     std::map<std::string, Table> obs;  // the observation encoder's tables (obs_tables.py)
     for (auto item : d) {
         std::string key = nb::cast<std::string>(item.first);
@@ -75,6 +79,11 @@ double clone_ns(const Engine& e, long n) {
     }
     auto dt = std::chrono::steady_clock::now() - t0;
     return std::chrono::duration<double, std::nano>(dt).count() / double(n);
+}
+
+void check_card_side(const Tables& t, int card, int side) {
+    if (card < 0 || card >= t.nc || (side != USA && side != CHINA))
+        throw EngineError("no such card or side");
 }
 
 uint64_t seed_state(uint64_t seed) { return seed * 0x2545F4914F6CDD1Dull + 0x1234567ull; }
@@ -110,6 +119,7 @@ std::pair<long, long> random_games(std::shared_ptr<Tables> t, uint64_t seed, lon
 NB_MODULE(_core, m) {
     m.doc() = "The native Evenstar engine (C++17), bit-identical to evenstar_env.engine";
     m.attr("ABI_VERSION") = ABI_VERSION;
+    nb::exception<StateError>(m, "StateError", PyExc_ValueError);
     nb::class_<Tables>(m, "Tables")
         .def_prop_ro("n_actions", [](const Tables& t) { return t.n_actions; })
         .def_prop_ro("obs_size", &obs_size);
@@ -148,6 +158,8 @@ NB_MODULE(_core, m) {
                 out.shape(1) != size_t(obs_size(*b.t)))
                 throw EngineError("observe: one player and one row per game");
             const int32_t* pl = players.data();
+            for (int i = 0; i < b.n; ++i)
+                if (pl[i] < -2 || pl[i] > 1) throw EngineError("observe: players are -2..1");
             float* o = out.data();
             nb::gil_scoped_release release;
             b.observe(pl, o);
@@ -196,16 +208,18 @@ NB_MODULE(_core, m) {
         .def("run", &Engine::run)
         .def("refresh", &Engine::refresh)
         .def("clone", &Engine::clone)
-        .def("copy_from", [](Engine& e, const Engine& o) { copy_state(*e.s, *o.s); })
+        .def("copy_from", [](Engine& e, const Engine& o) { copy_state(*e.s, o.checked()); })
         .def("clone_ns", &clone_ns, "nanoseconds per state copy inside C++")
         .def("state_bytes", [](Engine& e) {
+            e.exposed = true;  // Python may write it from now on: checked before every use
             size_t shape[1] = {sizeof(State)};
             return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(
                 reinterpret_cast<uint8_t*>(e.s.get()), 1, shape, nb::handle());
         }, nb::rv_policy::reference_internal)
         .def("legal", [](const Engine& e) {
-            auto* data = new int64_t[size_t(e.s->has_pending ? e.s->p_nlegal : 0) + 1];
-            size_t n = e.s->has_pending ? size_t(e.s->p_nlegal) : 0;
+            // Read only (no check): the count is clamped, the values are as written.
+            size_t n = e.s->has_pending ? size_t(std::clamp(e.s->p_nlegal, 0, MAXLEGAL)) : 0;
+            auto* data = new int64_t[n + 1];
             for (size_t k = 0; k < n; ++k) data[k] = e.s->p_legal[k];
             nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int64_t*>(p); });
             size_t shape[1] = {n};
@@ -213,15 +227,18 @@ NB_MODULE(_core, m) {
         })
         .def("observe", [](const Engine& e, int p, ObsRow out) {
             if (out.shape(0) != size_t(obs_size(*e.t))) throw EngineError("observe: wrong size");
-            encode_observation(*e.t, *e.s, p, out.data());
+            if (p != USA && p != CHINA) throw EngineError("observe: the player is 0 or 1");
+            encode_observation(*e.t, e.checked(), p, out.data());
         }, nb::arg("p"), nb::arg("out").noconvert(), "player p's observation into out (float32, no allocation)")
         .def("is_over", [](const Engine& e) { return e.s->over != 0; })
         .def("player", [](const Engine& e) { return e.s->has_pending ? e.s->p_player : -1; })
         .def("can_happen", [](const Engine& e, int card, int executor) {
-            return Machine(*e.t, *e.s).can_happen(card, executor);
+            check_card_side(*e.t, card, executor);
+            return Machine(*e.t, e.checked()).can_happen(card, executor);
         })
         .def("risks_total_war", [](const Engine& e, int card, int p) {
-            return Machine(*e.t, *e.s).risks_total_war(card, p);
+            check_card_side(*e.t, card, p);
+            return Machine(*e.t, e.checked()).risks_total_war(card, p);
         })
         .def("set_tracing", [](Engine& e, bool on) { e.tracing = on; e.trace.clear(); })
         .def("take_trace", [](Engine& e) {
@@ -231,7 +248,9 @@ NB_MODULE(_core, m) {
         })
         .def("add_forced", [](Engine& e, std::vector<int> dice) {
             for (int d : dice) {
-                if (e.s->n_forced >= MAXFORCED) throw EngineError("too many forced dice");
+                if (e.s->n_forced < 0 || e.s->n_forced >= MAXFORCED)
+                    throw EngineError("too many forced dice");
+                if (d < 1 || d > 6) throw EngineError("a forced die is 1..6");
                 e.s->forced[e.s->n_forced++] = d;
             }
         });

@@ -27,7 +27,7 @@ constexpr int MAXLEGAL = 256;   // legal actions of one decision
 constexpr int MAXFORCED = 64;   // forced dice
 constexpr int MAXSEQ = 16;      // ordered small tuples in a frame
 constexpr int N_MISC = 42;
-constexpr int ABI_VERSION = 5;  // 3: the observation encoder (obs_* tables); 4: resample, agents, search; 5: scoring_held/due
+constexpr int ABI_VERSION = 6;  // 3: the observation encoder (obs_* tables); 4: resample, agents, search; 5: scoring_held/due; 6: the state checker (v_* tables, StateError)
 
 // ---------------------------------------------------------------- constants.py
 enum { USA = 0, CHINA = 1, NEUTRAL = 2 };
@@ -140,7 +140,12 @@ struct ObsTables;  // observation.h
 struct Table {
     std::vector<int32_t> v;
     int rows = 0, cols = 1;
-    int operator()(int r, int c = 0) const { return v[size_t(r) * cols + c]; }
+    // Bounds-checked: an index read from a state never reads outside the table.
+    int operator()(int r, int c = 0) const {
+        if (unsigned(r) >= unsigned(rows) || unsigned(c) >= unsigned(cols)) out_of_range(r, c);
+        return v[size_t(r) * cols + c];
+    }
+    [[noreturn]] static void out_of_range(int r, int c);
 };
 
 struct Tables {
@@ -150,7 +155,13 @@ struct Tables {
         persistent, ops_mod, ctrl_stab, stab, has_stab, bg, au_ok, adj, adj_sp, trade_reach,
         region_matrix, subregion_matrix, region_values, pool, init_inf_us, init_inf_cn,
         init_non_realignable, init_tracks, init_reserves, init_card_loc, init_hist_loc,
-        init_misc, init_stack;
+        init_misc, init_stack,
+        v_frame, v_dom, v_misc, v_kind;  // the state checker's spec (validate.cpp)
+    // Derived by prepare_validation (validate.cpp): per frame op and argument a[k], its
+    // domain's range (lo, hi) and whether the domain needs more than a range check.
+    std::vector<int32_t> v_lo, v_hi;
+    std::vector<uint8_t> v_special;
+    CSet v_map{};
     // Derived
     int n = 0, nc = 0, nh = 0, n_regions = 0, n_sub = 0, n_spare = 0, n_vp = 0;
     int taiwan = -1, india = -1, ukraine = -1;

@@ -22,7 +22,8 @@ int Machine::legal_modes(int p, int card, int ops, int* out) const {
         return k;
     }
     int side = t.cards(card, CD_SIDE);
-    if ((side == p || side == NEUTRAL) && can_happen(card, p)) out[k++] = MODE_EVENT;
+    if ((side == p || side == NEUTRAL) && !s.misc[M_NEXT_NO_EVENT + p] && can_happen(card, p))
+        out[k++] = MODE_EVENT;  // R27: not after Super Materials
     out[k++] = MODE_PLACE;
     if (realign_targets(p).any()) out[k++] = MODE_REALIGN;
     int printed = t.cards(card, CD_OPS);

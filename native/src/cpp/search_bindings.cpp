@@ -5,6 +5,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine_py.h"
@@ -26,15 +27,20 @@ bool fine(const State& s) {
 std::pair<double, uint64_t> rollout(Engine& e, int me, int depth, uint64_t rng,
                                     const EvalWeights& w, double w_forced_war,
                                     double eval_scale) {
-    State& s = *e.s;
+    if (me != USA && me != CHINA) throw EngineError("player is 0 or 1");
+    State& s = e.checked();
     const Tables& t = *e.t;
     for (int k = 0; k < depth; ++k) {
         if (s.over || (k && s.p_kind == K_CARD && s.p_player == me)) break;
         step_state(t, s, fast_policy_act(t, s, rng));
     }
     double v = evaluate(t, s, me, w);
-    if (std::fabs(v) >= w.win) return {std::copysign(1.0, v), rng};
+    if (std::fabs(v) >= w.win) {
+        e.leave();
+        return {std::copysign(1.0, v), rng};
+    }
     v -= w_forced_war * double(forced_war_plays(t, s, me));
+    e.leave();
     return {std::tanh(v / eval_scale), rng};
 }
 
@@ -54,11 +60,13 @@ void bind_search(nb::module_& m) {
         return out;
     }, "a copy with what `player` cannot see redrawn from a SplitMix64 stream at `seed`");
     m.def("evaluate", [](const Engine& e, int p, const EvalWeights& w) {
-        return evaluate(*e.t, *e.s, p, w);
+        if (p != USA && p != CHINA) throw EngineError("player is 0 or 1");
+        return evaluate(*e.t, e.checked(), p, w);
     }, "agents.evaluation.evaluate for side p");
     m.def("action_values", [](const Engine& e, int p, I64Array actions, const EvalWeights& w) {
+        if (p != USA && p != CHINA) throw EngineError("player is 0 or 1");
         const size_t n = actions.shape(0);
-        const State& s = *e.s;
+        const State& s = e.checked();
         for (size_t k = 0; k < n; ++k) {
             bool ok = false;
             for (int j = 0; j < s.p_nlegal && !ok; ++j) ok = s.p_legal[j] == actions(k);
@@ -79,24 +87,27 @@ void bind_search(nb::module_& m) {
         return nb::ndarray<nb::numpy, double, nb::ndim<1>>(out, 1, shape, owner);
     }, "evaluate(p) after each action, each on its own copy of the game");
     m.def("fast_policy_act", [](const Engine& e, uint64_t rng) {
-        if (!e.s->has_pending) throw EngineError("the game is over");
+        if (!e.checked().has_pending) throw EngineError("the game is over");
         int a = fast_policy_act(*e.t, *e.s, rng);
         return std::make_pair(a, rng);
     }, "FastPolicy.act: (action, new stream state)");
     m.def("advance_fine", [](Engine& e, uint64_t rng) {
+        e.checked();
         while (!e.s->over && fine(*e.s)) step_state(*e.t, *e.s, fast_policy_act(*e.t, *e.s, rng));
+        e.leave();
         return rng;
     }, "FastPolicy steps while the decision is a fine-grained one (ismcts.FINE_KINDS)");
     m.def("pending_parts", [](const Engine& e) -> nb::object {
-        const State& s = *e.s;
+        const State& s = *e.s;  // read only (no check): the count is clamped
         if (!s.has_pending) return nb::none();
         nb::list legal;
-        for (int k = 0; k < s.p_nlegal; ++k) legal.append(int(s.p_legal[k]));
+        for (int k = 0; k < std::clamp(s.p_nlegal, 0, MAXLEGAL); ++k) legal.append(int(s.p_legal[k]));
         return nb::make_tuple(s.p_player, s.p_kind, nb::tuple(legal),
                               nb::make_tuple(s.p_ctx[0], s.p_ctx[1], s.p_ctx[2], s.p_ctx[3]));
     }, "(player, kind index, legal tuple, ctx ints) of the pending decision, or None");
     m.def("forced_war_plays", [](const Engine& e, int p) {
-        return forced_war_plays(*e.t, *e.s, p);
+        if (p != USA && p != CHINA) throw EngineError("player is 0 or 1");
+        return forced_war_plays(*e.t, e.checked(), p);
     });
     m.def("rollout", &rollout, nb::arg("engine"), nb::arg("me"), nb::arg("depth"),
           nb::arg("rng"), nb::arg("weights"), nb::arg("w_forced_war"), nb::arg("eval_scale"),
