@@ -333,7 +333,7 @@ def _machine(content: Content, engine: Any) -> NativeMachine:
     m.c = content
     m.s = NativeState(engine, content)
     m.space = ActionSpace.for_content(content)
-    m.log_lines = None
+    m.events = None
     m._trace = None
     m._obs_size = tables_for(content).obs_size
     return m
