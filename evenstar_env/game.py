@@ -576,14 +576,15 @@ class Game:
     def _scenario(self, change: Callable[[State], None]) -> None:
         """Apply a checked change and re-ask the pending decision; undo it all if that fails."""
         m = self._m
-        before, n_events = m.s.copy(), len(m.events or ())
+        before, n_events = m.s.copy(), len(self._event_tuples() or ())
         try:
             change(m.s)
             self._refresh()
         except Exception as exc:
             self._restore(before)
-            if m.events is not None:
-                del m.events[n_events:]
+            events = self._event_tuples()
+            if events is not None:
+                del events[n_events:]
             raise ValueError(f"this change leaves the pending decision with no way on, "
                              f"undone: {type(exc).__name__}: {exc}") from exc
 

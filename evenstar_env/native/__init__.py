@@ -23,7 +23,7 @@ DEFAULT = "native"
 
 # The native/src/cpp/engine.h ABI_VERSION these Python modules speak: a core built from
 # other sources (a stale build) counts as not built.
-ABI_VERSION = 5
+ABI_VERSION = 6
 
 _warned = False
 
