@@ -19,9 +19,9 @@ from ..content import Content, load_content
 from ..engine.actions import ActionSpace
 from ..engine.constants import SIDES, VP_SOURCES
 from ..engine.machine import Machine
-from ..events import EVENTS
 from ..engine.rng import seed_streams
 from ..engine.state import ARRAYS, State
+from ..events import EVENTS
 from ..game import Game, IllegalActionError, _side, check_seed, resample_seed
 from . import core, tables_for
 from .frames import FRAME_DTYPE, FrameCodec, pending_context, reason_code, reason_text
