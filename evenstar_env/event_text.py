@@ -272,6 +272,9 @@ def _cancel(r: dict[str, Any], n: Names) -> str:
 
 @_r("reveal")
 def _reveal(r: dict[str, Any], n: Names) -> str:
+    if r["card"] < 0:
+        return _t(n, f"{n.side(r['side'])} shows a card of its hand to its opponent",
+                  f"{n.side(r['side'])}向对手展示一张手牌")
     return _t(n, f"{n.side(r['side'])} reveals {n.card(r['card'])} from its hand",
               f"{n.side(r['side'])}展示手牌{n.card(r['card'])}")
 

@@ -110,19 +110,21 @@ def to_records(tuples: Iterable[tuple[int, ...]], start: int = 0) -> list[dict[s
 # ----------------------------------------------------------------- visibility
 
 
-def private_to(rec: dict[str, Any]) -> int | None:
-    """The side that alone may see this record in full (None: public)."""
+def seen_by(rec: dict[str, Any]) -> tuple[int, ...] | None:
+    """The seats that alone may see this record in full (None: public)."""
     if rec["type"] == "draw":
-        return rec["side"]
+        return (rec["side"],)
     if rec["type"] == "decision" and rec["kind"] in SECRET_KINDS:
-        return rec["side"]
+        return (rec["side"],)
+    if rec["type"] == "reveal":  # shown to the opponent (R20), not to the spectators
+        return (0, 1)
     return None
 
 
 def redact(rec: dict[str, Any]) -> dict[str, Any]:
     """What the others see of a private record: the hidden card or choice is -1."""
     out = dict(rec)
-    if rec["type"] == "draw":
+    if "card" in rec:
         out["card"] = -1
     else:
         out["action"] = -1
@@ -140,8 +142,8 @@ def for_viewer(records: Iterable[dict[str, Any]], viewer: str | None) -> list[di
     seat = None if viewer is None else ("usa", "china").index(viewer)
     out = []
     for rec in records:
-        owner = private_to(rec)
-        out.append(rec if owner is None or owner == seat else redact(rec))
+        seats = seen_by(rec)
+        out.append(rec if seats is None or seat in seats else redact(rec))
     return out
 
 

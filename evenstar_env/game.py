@@ -453,6 +453,12 @@ class Game:
         since = _count(since, "since", len(tuples))
         return for_viewer(to_records(tuples[since:], since), viewer)
 
+    def start_events(self) -> None:
+        """Turn the event stream on from now (a copy, a loaded snapshot); records are
+        numbered from 0 here.  Nothing happens if it is on already."""
+        if self._m.events is None:
+            self._m.events = []
+
     def _event_tuples(self) -> list[tuple[int, ...]] | None:
         return self._m.events
 

@@ -484,6 +484,11 @@ class NativeGame(Game):
         self._engine.refresh()
         self._m.sync_trace()
 
+    def start_events(self) -> None:
+        if self._m.events is None:
+            self._m.events = []
+            self._engine.set_events(True)
+
     def _event_tuples(self) -> list[tuple[int, ...]] | None:
         """The stream so far: the native records taken since the last call appended."""
         m = self._m
