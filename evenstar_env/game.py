@@ -123,7 +123,9 @@ class Game:
 
     ``Game(seed)`` sets up the board (3.1-3.7) and runs to the first decision.
     ``backend`` is ``"python"`` (the reference engine) or ``"native"`` (the C++ core,
-    bit-identical; no text log); None is the default of ``evenstar_env.native``.
+    bit-identical); None is the default of ``evenstar_env.native`` (Python with ``log``).
+    ``events=True`` records the event stream (`events`, docs/events.md); ``log=True``
+    too, and `log` renders it as text lines.
 
     `seed` is an integer in 0..2**64-1 (a Python or numpy integer; strings, floats
     and bools raise TypeError, values outside the range ValueError).  It seeds the
