@@ -314,10 +314,8 @@ def _history_draw(r: dict[str, Any], n: Names) -> str:
 
 @_r("history")
 def _history(r: dict[str, Any], n: Names) -> str:
-    owner = "usa" if r["owner"] == 0 else "china"
-    if n.zh:
-        return f"历史事件：{n.history(r['history'])}（{n.side(r['owner'])}）"
-    return f"history event: {n.history(r['history'])} ({owner})"
+    return _t(n, f"history event: {n.history(r['history'])} ({n.side(r['owner'])})",
+              f"历史事件：{n.history(r['history'])}（{n.side(r['owner'])}）")
 
 
 def _outcome_text(n: Names, h: int, k: int) -> str:
