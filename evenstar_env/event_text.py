@@ -64,9 +64,15 @@ def render(rec: dict[str, Any], content: Content, lang: str = "en") -> str:
 
 
 def countries(rec: dict[str, Any], content: Content) -> list[int]:
-    """Ids of the countries a record touches (for highlighting on the map)."""
+    """Ids of the countries a record touches (for highlighting on the map): its country,
+    the country a decision chose, the countries of a scored region."""
     if "country" in rec:
         return [rec["country"]]
+    if rec["type"] == "decision" and rec["action"] >= 0:
+        from .engine.actions import ActionSpace
+
+        group, k = ActionSpace.for_content(content).group(rec["action"])
+        return [k] if group == "country" else []
     if rec["type"] == "score":
         row = rec["row"]
         nr = len(content.region_names)
