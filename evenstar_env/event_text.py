@@ -19,6 +19,7 @@ from .events import (
     CAUSES,
     ERA_LABEL,
     KIND_LABEL,
+    KIND_ZH,
     LEVEL_LABEL,
     MOD_LABEL,
     MODE_LABEL,
@@ -124,10 +125,11 @@ def _decision(r: dict[str, Any], n: Names) -> str:
     from .engine.actions import ActionSpace
 
     who = n.side(r["side"])
+    zk = KIND_ZH.get(r["kind"], r["kind"])
     if r["action"] < 0:
-        return _t(n, f"{who} chooses in secret ({r['kind']})", f"{who}秘密选择（{r['kind']}）")
-    return _t(n, f"{who} decides ({r['kind']}): {_action(r, n, ActionSpace.for_content(n.c))}",
-              f"{who}决定（{r['kind']}）：{_action(r, n, ActionSpace.for_content(n.c))}")
+        return _t(n, f"{who} chooses in secret ({r['kind']})", f"{who}秘密选择（{zk}）")
+    what = _action(r, n, ActionSpace.for_content(n.c))
+    return _t(n, f"{who} decides ({r['kind']}): {what}", f"{who}决定（{zk}）：{what}")
 
 
 def _action(r: dict[str, Any], n: Names, sp: Any) -> str:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from .content import Content
-from .engine.constants import MODES, MODIFIERS, PHASES, SPENDS, TRACK_NAMES, VP_SOURCES
+from .engine.constants import MODES, MODIFIERS, PHASES, TRACK_NAMES, VP_SOURCES
 
 # Every record type and its integer fields, in the order the engines write them.
 EVENTS: dict[str, tuple[str, ...]] = {
@@ -213,6 +213,17 @@ VP_SOURCE_LABEL = {
     "zh": dict(zip(VP_SOURCES, ("事件", "历史事件", "轨道", "经济", "俄乌战争", "最终社会",
                                 "最终经济"), strict=True)),
 }
+SPEND_LABEL = {"en": ("reserves spent: Russia +1", "reserves spent: US tech +1",
+                      "reserves spent: diplomacy +1"),
+               "zh": ("花费外汇储备：俄罗斯 +1", "花费外汇储备：美国科技 +1",
+                      "花费外汇储备：外交 +1")}
+# Decision kinds in Chinese (the English text uses the kind's name).
+KIND_ZH = {"modifier": "修正牌", "headline": "头条", "spend": "花费外汇储备", "card": "出牌",
+           "mode": "用法", "granted": "事件给予的行动", "order": "事件与行动的顺序",
+           "place": "放置", "realign": "调整", "trade": "贸易竞争", "influence": "影响力",
+           "discard": "弃牌", "option": "事件选项", "upgrade": "经济升级", "round8": "第 8 行动轮",
+           "end_discard": "回合结束弃牌", "ai_event": "通用人工智能：事件",
+           "ai_action": "通用人工智能：行动"}
 ERA_LABEL = {"en": ("early", "mid", "late"), "zh": ("早期", "中期", "后期")}
 
 
@@ -280,7 +291,7 @@ class Names:
         if name == "effect":
             return self.effect(cid)
         if name == "spend":
-            return ("外汇储备: " if self.zh else "reserves spent: ") + SPENDS[cid]
+            return SPEND_LABEL[self.lang][cid]
         if name == "modifier":
             return ("修正牌 " if self.zh else "modifier card ") + MOD_LABEL[MODIFIERS[cid][0]]
         if name in ("scoring", "final") and cid >= 0:

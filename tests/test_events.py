@@ -340,3 +340,14 @@ def test_events_api(backend: str) -> None:
     for name, fields in EVENTS.items():
         assert len(fields) <= 15 and len(set(fields)) == len(fields), name
     assert g.clone().events() == []
+
+
+def test_every_label_table_covers_its_vocabulary() -> None:
+    from evenstar_env.engine.constants import SPENDS
+    from evenstar_env.events import KIND_ZH, SPEND_LABEL, decision_kinds
+
+    assert set(KIND_ZH) == set(decision_kinds())
+    assert all(len(v) == len(SPENDS) for v in SPEND_LABEL.values())
+    c = load_content()
+    owners = effect_owner(c)
+    assert len(owners) == len(c.effects) and all(o[0] != "effect" for o in owners)
