@@ -253,14 +253,25 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
            pause: Annotated[bool, typer.Option(help="wait for Enter after each action "
                                                "(q to stop)")] = True) -> None:
     """Step through a recorded game in the terminal."""
+    from evenstar_env.events import render
     from experiments import records
 
     rec = _load_record(file)
     console.print(f"Replaying seed {rec.seed}: {escape(str(rec.agents))}")
     shown = 0
     g = None
+
+    def news(g: Any) -> int:
+        """Print the full event stream since the last call (a finished game shows all)."""
+        new = g.events("all", shown)
+        for r in new:
+            if r["type"] != "decision":  # each decision is printed with its prompt
+                console.print(f"  [dim]T{r['turn']} {escape(render(r, g.content))}[/]")
+        return shown + len(new)
+
     try:
         for g, action in records.replay(rec, log=True):
+            shown = news(g)  # what the previous decision did, before the next prompt
             console.print(f"[bold cyan]{g.decision}[/] -> {g.describe_action(action)}")
             if pause:
                 try:
@@ -268,15 +279,10 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
                         return
                 except EOFError:
                     return
-            lines = g.log
-            for line in lines[shown:]:
-                console.print(f"  [dim]{line}[/]")
-            shown = len(lines)
     except records.RecordError as exc:
         fail(str(exc))
     if g is not None:
-        for line in g.log[shown:]:
-            console.print(f"  [dim]{line}[/]")
+        news(g)
         result = g.result
         console.print(f"[bold]Result:[/] {result.reason if result else 'unfinished'}; "
                       f"VP {g.vp}")

@@ -5,10 +5,13 @@ unique prefix of an action's text.  Commands: help, board, hand, log, undo,
 save [FILE], load FILE, quit.  Nothing ends the session without saving: end of
 input, quit, Ctrl-C and an unexpected error all save the game first (to a
 rescue file if the save path cannot be written), and a failed ``save`` says why
-and play goes on.  The opponent's secret choices (its modifier card and its
-headline) are shown only once both sides' choices are revealed; the game's seed (from
-which the hidden cards and dice follow) is shown only when the game ends, and kept in
-the saved record.
+and play goes on.  After every decision the game's event stream since the last one
+is printed, filtered for the player's seat (docs/events.md): the opponent's draws,
+hand and secret choices (its modifier card and its headline) never appear before
+they are revealed.  While choosing a modifier card the history card's four outcomes
+are shown; a card whose event can lose the game by total war (10.2, R21) asks for
+confirmation.  The game's seed (from which the hidden cards and dice follow) is shown
+only when the game ends, and kept in the saved record.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from rich.table import Table
 
 from evenstar_env import Game
 from evenstar_env.env.render import render_ansi
+from evenstar_env.events import render
 from experiments import records
 from experiments.arena import make_agent
 from experiments.selfplay import GameRecord
@@ -62,12 +66,19 @@ class PlaySession:
         self.actors: list[str] = []
         self.chance_marks: list[int] = []  # chance outcomes seen before each action
         self.game = self._new_game(seed)
-        self.shown = 0
+        self.shown = 0  # records of the event stream printed so far
 
     def _new_game(self, seed: int) -> Game:
         g = Game(seed, log=True)
         g._m.trace = []
         return g
+
+    def lines(self, records: list[dict] | None = None) -> list[str]:
+        """Event records (default: the whole stream as the human's seat sees it) as text
+        (the decisions themselves are listed by the session)."""
+        g = self.game
+        recs = g.events(self.human) if records is None else records
+        return [f"T{r['turn']} {render(r, g.content)}" for r in recs if r["type"] != "decision"]
 
     # ------------------------------------------------------------ loop
     def run(self) -> GameRecord:
@@ -109,6 +120,8 @@ class PlaySession:
         legal = [int(a) for a in g.legal_actions()]
         texts = [g.describe_action(a) for a in legal]
         c.print(f"\n[bold cyan]{g.decision}[/]")
+        if g.decision.kind == "modifier":
+            self._show_history(g.decision.context["history"])
         for k, text in enumerate(texts, 1):
             c.print(f"  {k:2d}. {text}")
         while True:
@@ -127,7 +140,7 @@ class PlaySession:
                     return True  # the position changed (undo, load): list the actions anew
                 continue
             choice = self._parse(answer, legal, texts)
-            if choice is None:
+            if choice is None or not self._confirm(choice):
                 continue
             self._step(choice, "you")
             return True
@@ -164,15 +177,41 @@ class PlaySession:
         self._news()
 
     def _news(self) -> None:
-        """What happened since last time: the game log (dice included)."""
-        lines = self.game.log
-        for line in lines[self.shown:]:
-            self.console.print(f"  [dim]{line}[/]")
-        self.shown = len(lines)
+        """What happened since last time: the seat's event stream (dice included)."""
+        new = self.game.events(self.human, self.shown)
+        for line in self.lines(new):
+            self.console.print(f"  [dim]{escape(line)}[/]")
+        self.shown += len(new)
+
+    def _show_history(self, h: int) -> None:
+        """A history card's four outcomes (R16: die + modifiers; 1, 2-3, 4-5, 6+)."""
+        hist = self.game.content.history[h]
+        self.console.print(f"  History card [bold]{escape(hist.name)}[/] ({hist.side}): die + "
+                           f"both modifier cards (a counter cancels the other's card)")
+        for rolls, outcome in zip(("≤1", "2-3", "4-5", "≥6"), hist.outcomes, strict=True):
+            self.console.print(f"    {rolls:>3}: {escape(outcome.text)}")
+
+    def _confirm(self, action: int) -> bool:
+        """Before playing (or headlining) a card whose event can lose by total war, warn
+        and ask (10.2, R21; Game.event_risks_total_war)."""
+        g = self.game
+        if g.decision.kind not in ("card", "headline") or g.action_group(action)[0] != "card":
+            return True
+        name = g.content.cards[g.action_group(action)[1]].name
+        if not g.event_risks_total_war(name, self.human):
+            return True
+        self.console.print(f"[bold red]Warning:[/] playing '{escape(name)}' can lose the game "
+                           "by total war (10.2): its event can bring diplomacy to 1, and you "
+                           "would have caused it (R21).")
+        try:
+            answer = self.input("Play it anyway? [Y/n] ").strip().lower()
+        except EOFError:
+            return False
+        return answer not in ("n", "no")
 
     # ------------------------------------------------------------ commands
     def _command(self, word: str, arg: str) -> bool:
-        c, g = self.console, self.game
+        c = self.console
         if word == "help":
             c.print(HELP)
         elif word == "board":
@@ -181,8 +220,8 @@ class PlaySession:
             self._show_hand()
         elif word == "log":
             n = small_int(arg) or 20
-            for line in g.log[-n:]:
-                c.print(f"  {line}")
+            for line in self.lines()[-n:]:
+                c.print(f"  {escape(line)}")
         elif word == "undo":
             return self._undo()
         elif word == "save":
@@ -230,7 +269,7 @@ class PlaySession:
             game.step(a)
         self.seed, self.game = seed, game
         self.actions, self.actors, self.chance_marks = list(actions), actors, marks
-        self.shown = len(game.log)
+        self.shown = len(game.events())
 
     def _load(self, path: Path) -> bool:
         try:

@@ -261,8 +261,8 @@ def test_phase_d_of_turn_2_resolves_the_drawn_cards_us_first() -> None:
 def test_turn_1_named_history_cards_resolve_first_without_modifiers() -> None:
     g = Game(7, log=True)
     lines = [x for x in g.log if "history event:" in x]
-    assert lines[0].endswith("Southern Tour (china)")
-    assert lines[1].endswith("Rebuilding the European Order (usa)")
+    assert lines[0].endswith("Southern Tour (China)")
+    assert lines[1].endswith("Rebuilding the European Order (US)")
     assert g.state.hist_loc[g.content.hist_by_id["southern_tour"]] == H_DONE
     assert g.state.hist_loc[g.content.hist_by_id["rebuilding_european_order"]] == H_DONE
     # then one normal card each, US first, with modifier cards

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -199,7 +200,9 @@ def test_play_as_china_never_shows_the_us_secret_choices(tmp_path: Path) -> None
     text = out.getvalue()
     assert "chooses its headline card (secret until both are revealed)" in text
     assert "chooses its modifier card (secret until both are revealed)" in text
-    assert "usa headlines" in text and "modifiers: US" in text  # revealed afterwards
+    assert "US headlines" in text and "(modifier cards: US" in text  # revealed afterwards
+    draws = re.findall(r"US draws (.*)", text)  # China's view: the US draws unnamed
+    assert draws and all(d.startswith(("a card", "history card")) for d in draws), draws
 
 
 # ---------------------------------------------------------------- record files

@@ -127,3 +127,53 @@ def test_evenstar_play_command_through_its_input_stream(tmp_path: Path) -> None:
     assert "Game over" in result.output and "No action 0" in result.output
     rec = records.load(save)
     assert rec.reason and records.final_game(rec).result.reason == rec.reason
+
+
+def test_replay_prints_each_decision_lines_before_the_next_prompt(tmp_path: Path) -> None:
+    """Issue 33: `replay` shows what a decision did before the next decision's prompt."""
+    path = finished_record(tmp_path)
+    out = CliRunner().invoke(app, ["replay", str(path), "--no-pause"],
+                             env={"COLUMNS": "400"}).output.splitlines()
+    plays = 0
+    for k, line in enumerate(out):
+        if "choose how to play" in line and "-> Play '" in line:
+            card = line.split("-> Play '", 1)[1].rsplit("' ", 1)[0]
+            upto = next((j for j in range(k + 1, len(out)) if " -> " in out[j]), len(out))
+            assert any(f"plays {card} for" in x for x in out[k + 1: upto]), (card, out[k:upto])
+            plays += 1
+    assert plays > 5
+
+
+def test_play_shows_history_outcomes_and_warns_of_total_war(tmp_path: Path) -> None:
+    answers: list[str] = []
+    s, out = session(tmp_path, [], then=None)
+    s.input = lambda prompt: answers.pop(0) if answers else (_ for _ in ()).throw(EOFError)
+    g = s.game
+    while g.decision.kind != "modifier" or g.current_player != "china":
+        s._step(int(g.legal_actions()[0]), "you" if g.current_player == "china" else "them")
+    hist = g.content.history[g.decision.context["history"]]
+    answers[:] = ["1"]
+    s._human_turn()
+    text = " ".join(out.getvalue().split())  # the console wraps long lines
+    assert all(" ".join(o.text.split()) in text for o in hist.outcomes)
+    while g.decision.kind != "card" or g.current_player != "china":
+        s._step(int(g.legal_actions()[0]), "you" if g.current_player == "china" else "them")
+    g.set_track("diplomacy", 2)
+    risky = [c.name for i, c in enumerate(g.content.cards)
+             if g.content.card_diplomacy_threat[i] > 0]
+    for name in risky:
+        try:
+            g.set_hand("china", [*[x for x in g.hand("china") if x != name][1:], name])
+        except ValueError:  # committed elsewhere (a headline, the card in play)
+            continue
+        if g.event_risks_total_war(name, "china"):
+            break
+    else:
+        raise AssertionError("no card risks total war at diplomacy 2")
+    n = len(s.actions)
+    k = str(list(g.legal_actions()).index(g.action_id("card", name)) + 1)
+    answers[:] = [k, "n"]
+    assert s._human_turn() is False and len(s.actions) == n  # declined: nothing played
+    assert "can lose the game by total war (10.2)" in out.getvalue()
+    answers[:] = [k, "y"]
+    assert s._human_turn() is True and s.actions[n] == g.action_id("card", name)

@@ -52,10 +52,13 @@ struct Engine {
         if (written()) validate_state(*t, *s);
         return *s;
     }
+    bool eventing = false;
+    std::vector<EventRec> events;  // the event stream since the last take_events
 
     Machine machine() {
         Machine m(*t, *s);
         if (tracing) m.trace = &trace;
+        if (eventing) m.events = &events;
         return m;
     }
 
@@ -63,7 +66,8 @@ struct Engine {
 
     void reset(uint64_t r0, uint64_t r1, uint64_t r2) {
         const uint64_t r[3] = {r0, r1, r2};
-        new_game(*t, *s, r);
+        setup_game(*t, *s, r);
+        machine().run();  // new_game, with this engine's trace and event stream
         leave();
     }
 
