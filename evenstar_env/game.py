@@ -347,17 +347,20 @@ class Game:
         return (_unpickle, (self.backend, self.__getstate__()))
 
     def __getstate__(self) -> dict[str, Any]:
-        """The default content is stored by reference (loaded again); a log is kept."""
+        """The default content is stored by reference (loaded again); the event stream (and
+        so the log) is kept."""
         content = None if self.content is load_content() else self.content
+        events = self._event_tuples()
         return {"content": content, "seed": self.seed, "state": self._m.s.copy(),
-                "log": self._m.log_lines}
+                "events": None if events is None else list(events)}
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.content = d["content"] or load_content()
         self.seed = d["seed"]
-        self._m = Machine(self.content, d["state"], d["log"] is not None)
-        if d["log"] is not None:
-            self._m.log_lines = list(d["log"])
+        self._m = Machine(self.content, d["state"])
+        if d.get("events") is not None:
+            self.start_events()
+            self._m.events.extend(d["events"])
 
     def clone(self) -> Game:
         """An independent copy (same seed, same state; no log)."""
@@ -635,7 +638,9 @@ class Game:
         still there, R20, and the card it has chosen to play), the opponent's
         headline card while it is secret (until both are chosen, 4.6.F), the order
         of the draw pile (the future draws), the opponent's hidden modifier choice,
-        and the future dice.
+        and the future dice.  When the opponent is the one to decide, its pending
+        decision is asked again on the redrawn hand, so the copy's legal actions never
+        list the real hidden cards.
 
         The draws come from one SplitMix64 stream started at a 64-bit seed: `rng`
         itself when it is an int (0..2**64-1), one raw 64-bit draw of a numpy
@@ -646,7 +651,13 @@ class Game:
         seed = resample_seed(rng)
         g = self.clone()
         redraw_hidden(g._m, p, seed)
+        g._reask_for(1 - p)
         return g
+
+    def _reask_for(self, side: int) -> None:
+        """Ask the pending decision again if it is `side`'s (its hidden cards were redrawn)."""
+        if self.current_player == SIDES[side]:
+            self._refresh()
 
     def __repr__(self) -> str:
         status = f"over: {self.result}" if self.is_over else str(self.decision)

@@ -223,7 +223,8 @@ def twin_streams(backend: str, seed: int, steps: int, seat: str, redraw: int) ->
     if g.is_over:
         return 0, 0
     twin = g.resample_hidden(seat, redraw)
-    twin.state.rng = g.state.rng  # the same future dice: only the hidden cards differ
+    twin.state.rng = list(g.state.rng)  # the same future dice (a copy: the Python State
+    # would otherwise share one list between the games): only the hidden cards differ
     g.start_events()
     twin.start_events()
     p = SIDES.index(seat)

@@ -306,7 +306,7 @@ def test_vector_env_refuses_step_before_reset_and_zero_envs(backend: str) -> Non
 
 # ----------------------------------------------------------------- pickle
 @pytest.mark.parametrize("kw", [{"backend": "python"}, {"backend": "python", "log": True},
-                                {"backend": "native"}])
+                                {"backend": "native"}, {"backend": "native", "log": True}])
 def test_pickle_and_deepcopy_keep_backend_state_and_log(kw: dict) -> None:
     """Issue 36: pickling or deep-copying a Game(backend="python") (also log=True, what
     `play` uses) failed under the default native backend; now every game round-trips to a

@@ -466,20 +466,27 @@ class NativeGame(Game):
         p = _SIDE_INDEX.get(player) if isinstance(player, str) else None
         if p is None:
             p = _side(player)  # raises UnknownNameError
-        return NativeGame._wrap(self.content, core().resample_hidden(
+        g = NativeGame._wrap(self.content, core().resample_hidden(
             self._engine, p, resample_seed(rng)), self.seed)
+        g._reask_for(1 - p)
+        return g
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickling (and deepcopy) go through the state dict: the engine is not a Python
         object.  The default content is pickled by reference (it is reloaded)."""
         content = None if self.content is load_content() else self.content
-        return {"content": content, "seed": self.seed, "state": self._m.s.to_dict()}
+        events = self._event_tuples()
+        return {"content": content, "seed": self.seed, "state": self._m.s.to_dict(),
+                "events": None if events is None else list(events)}
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.content = d["content"] or load_content()
         self.seed = d.get("seed")
         self._engine = core().Engine(tables_for(self.content))
         self._m.s.load(d["state"])
+        if d.get("events") is not None:
+            self.start_events()
+            self._m.events.extend(d["events"])
 
     def _restore(self, before: State) -> None:
         self._m.s.load(before.to_dict())
