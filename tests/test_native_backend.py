@@ -94,3 +94,28 @@ def test_every_python_frame_has_a_native_schema() -> None:
     from evenstar_env.native.names import frame_names
 
     assert set(frame_names()) == set(FRAME_SCHEMA)
+
+
+@pytest.mark.parametrize("seed", [4, 9, 23])
+def test_resample_asks_the_opponents_decision_again(seed: int) -> None:
+    """resample_hidden for the US while China is to choose a card: the copy's legal cards
+    are the cards of its redrawn hand, never the real hidden hand's, and both backends make
+    the same copy (a determinisation must not list the hidden cards)."""
+    import numpy as np
+
+    from evenstar_env.engine.constants import HAND
+
+    copies = []
+    for backend in ("python", "native"):
+        g = Game(seed, backend=backend)
+        rng = np.random.default_rng(seed)
+        while not (g.current_player == "china" and g.decision.kind == "card"):
+            legal = g.legal_actions()
+            g.step(int(legal[rng.integers(legal.size)]))
+        twin = g.resample_hidden("usa", 17)
+        hand = set(np.flatnonzero(twin.state.card_loc == HAND[1]).tolist())
+        cards = {int(a) for a in twin.legal_actions() if twin.action_group(int(a))[0] == "card"}
+        assert cards and cards <= hand
+        assert cards != {int(a) for a in g.legal_actions()}
+        copies.append(twin.to_dict())
+    assert copies[0] == copies[1]
