@@ -23,7 +23,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def _position(text: str, name: str) -> re.Match:
-    m = re.search(r'"%s" = \{ x = (\d+), y = (\d+) \}' % re.escape(name), text)
+    m = re.search(re.escape(f'"{name}" = ') + r"\{ x = (\d+), y = (\d+) \}", text)
     assert m, name
     return m
 
@@ -55,7 +55,8 @@ def test_moving_a_box_changes_neither_fingerprint(data_copy: Path) -> None:
 
 
 @pytest.mark.parametrize("old, new, message", [
-    ('"Chile" = { x = 120, y = 920 }\n', "", r"map_layout.toml: \[countries\]: no position for 'Chile'"),
+    ('"Chile" = { x = 120, y = 920 }\n', "",
+     r"map_layout.toml: \[countries\]: no position for 'Chile'"),
     ('"Chile" =', '"Chili" =', r"\[countries\]: unknown name 'Chili'"),
     ('"Chile" = { x = 120, y = 920 }', '"Chile" = { x = 30, y = 920 }',
      r"'Chile': its box .* is outside the 1800x1080 canvas"),
