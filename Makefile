@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan bench bench-agents bench-native lint clean
+.PHONY: serve setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(BIN)/python:
 $(VENV)/.installed: $(BIN)/python pyproject.toml native/pyproject.toml
 	# CPU torch first, so that nothing pulls CUDA builds (design card).
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,dev,openspiel]"
+	$(BIN)/pip install -q -e ".[train,dev,openspiel,web]"
 	# The native core (docs/native.md): C++17 built by scikit-build-core; edits to
 	# native/src rebuild on the next import.
 	$(BIN)/pip install -q scikit-build-core nanobind ninja
@@ -21,6 +21,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml native/pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+
+# The browser board (docs/web.md): http://127.0.0.1:8765/, games kept in evenstar_games.sqlite.
+serve: setup
+	$(BIN)/evenstar serve --port 8765 --db evenstar_games.sqlite
 
 demo: setup
 	$(BIN)/python -m experiments.demo --games 200 --out results/demo

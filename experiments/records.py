@@ -70,7 +70,11 @@ def _int(value: Any, what: str) -> int:
 def load(path: Path) -> GameRecord:
     """Read a record (a .json file, or the first line of a .jsonl arena file) and check
     that every action replays legally on this engine."""
-    data = _read_json(path)
+    return from_data(_read_json(path), path)
+
+
+def from_data(data: Any, path: Path | str = "record") -> GameRecord:
+    """A record from its parsed JSON (`path` names it in errors), checked as `load` does."""
     if not isinstance(data, dict):
         raise RecordError(f"{path}: not a game record: expected a JSON object, found "
                           f"{type(data).__name__}")

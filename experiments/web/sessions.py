@@ -1,0 +1,284 @@
+"""Live games: seats and tokens, the agents that play, persistence after every decision.
+
+Every change to a game happens on the event loop's thread (so a game needs no lock); an
+agent thinks in a worker thread on a clone of the game, and its move is applied only if
+the game is still where it was when it started thinking (an undo may have intervened).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.specs import make_agent
+from evenstar_env import Game
+
+from .store import Store, StoredGame
+from .view import SEATS
+
+HUMAN = "human"
+SEED_BITS = 62
+MAX_SPEED = 60.0  # seconds per agent move, the slowest watch speed
+
+
+class ApiError(Exception):
+    """A refused request: an HTTP status and one line saying why; nothing changed."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def new_game(seed: int) -> Game:
+    """A game with the text log (the Python engine) and its chance trace (for undo)."""
+    g = Game(seed, log=True, backend="python")
+    g._m.trace = []
+    return g
+
+
+@dataclass
+class LiveGame:
+    """One game being played: its game, actions, who took each, and its seats."""
+
+    stored: StoredGame
+    game: Game
+    actors: list[str] = field(default_factory=list)
+    chance_marks: list[int] = field(default_factory=list)  # chance trace length before each
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    driver: asyncio.Task | None = None
+
+    @property
+    def id(self) -> str:
+        return self.stored.id
+
+    @property
+    def actions(self) -> list[int]:
+        return self.stored.actions
+
+    @property
+    def mode(self) -> str:
+        humans = [s for s in SEATS if self.stored.players[s] == HUMAN]
+        if len(humans) == 2:
+            return "hotseat" if self.stored.options.get("hotseat") else "remote"
+        return "agent" if humans else "watch"
+
+    def step(self, action: int) -> None:
+        g = self.game
+        self.chance_marks.append(len(g._m.trace))
+        self.actors.append(g.current_player)
+        g.step(action)
+        self.actions.append(action)
+
+    def notify(self) -> None:
+        """Wake every long-poll waiting on this game."""
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+
+def rebuild(stored: StoredGame) -> LiveGame:
+    """A live game from its seed and actions (the engine is deterministic)."""
+    actions, stored.actions = stored.actions, []
+    live = LiveGame(stored, new_game(stored.seed))
+    for a in actions:
+        live.step(a)
+    return live
+
+
+class Sessions:
+    """All live games of a server, their store and the agents' worker threads."""
+
+    def __init__(self, store: Store, workers: int = 4) -> None:
+        self.store = store
+        self.games: dict[str, LiveGame] = {}
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agent")
+        self._agents: dict[tuple[str, str], Any] = {}
+
+    # ------------------------------------------------------------ lifecycle
+    async def resume_all(self) -> None:
+        """Rebuild every unfinished game (in worker threads) and restart its agents."""
+        loop = asyncio.get_running_loop()
+        for gid in self.store.unfinished():
+            stored = self.store.load(gid)
+            if stored is not None and gid not in self.games:
+                self.games[gid] = await loop.run_in_executor(self.pool, rebuild, stored)
+                self.kick(self.games[gid])
+
+    async def close(self) -> None:
+        for live in self.games.values():
+            if live.driver is not None:
+                live.driver.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await live.driver
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------ games
+    def create(self, players: dict[str, str], options: dict[str, Any]) -> LiveGame:
+        """A new game; agent specs are checked first (ApiError 400 on a bad one)."""
+        for seat in SEATS:
+            if players[seat] != HUMAN:
+                check_spec(players[seat], seat)
+        humans = [s for s in SEATS if players[s] == HUMAN]
+        if options.get("hotseat") and len(humans) != 2:
+            raise ApiError(400, "hotseat needs both seats human")
+        tokens: dict[str, str | None] = {s: None for s in SEATS}
+        if options.get("hotseat"):
+            shared = secrets.token_urlsafe(24)
+            tokens = {s: shared for s in SEATS}
+        else:
+            tokens.update({s: secrets.token_urlsafe(24) for s in humans})
+        stored = StoredGame(secrets.token_urlsafe(9), secrets.randbits(SEED_BITS), players,
+                            options, tokens, False)
+        live = LiveGame(stored, new_game(stored.seed))
+        self.store.create(stored)
+        self.games[stored.id] = live
+        self.kick(live)
+        return live
+
+    def get(self, game_id: str) -> LiveGame:
+        live = self.games.get(game_id)
+        if live is None:
+            stored = self.store.load(game_id) if _plausible_id(game_id) else None
+            if stored is None:
+                raise ApiError(404, f"no game {game_id[:40]!r}")
+            live = self.games[game_id] = rebuild(stored)
+            self.kick(live)
+        return live
+
+    def seats_of(self, live: LiveGame, token: str | None) -> list[str]:
+        """The seats a token may act for (both for a hot-seat token)."""
+        if not token:
+            return []
+        return [s for s in SEATS if live.stored.tokens.get(s)
+                and secrets.compare_digest(live.stored.tokens[s].encode(), token.encode())]
+
+    def apply(self, live: LiveGame, decision: int, action: int) -> None:
+        """Take a legal action at decision `decision` and persist it (then notify)."""
+        if decision != len(live.actions):
+            raise ApiError(409, f"stale decision {decision}: the game is at decision "
+                                f"{len(live.actions)}")
+        g = live.game
+        if g.is_over:
+            raise ApiError(409, "the game is over")
+        if action not in g.decision.legal:
+            raise ApiError(400, f"action {action} is not one of the legal actions of this "
+                                f"decision ({len(g.decision.legal)} legal)")
+        live.step(action)
+        self.store.append(live.id, len(live.actions) - 1, action, g.is_over)
+        live.notify()
+        self.kick(live)
+
+    def undo(self, live: LiveGame, seats: list[str]) -> None:
+        """Take back the last decision of one of `seats` if nothing hidden came out since
+        and nobody else decided since (as the terminal game's undo)."""
+        mine = [i for i, who in enumerate(live.actors) if who in seats]
+        if not mine:
+            raise ApiError(409, "nothing of yours to undo")
+        i = mine[-1]
+        if any(who != live.actors[i] for who in live.actors[i + 1:]) or \
+                len(live.game._m.trace) != live.chance_marks[i]:
+            raise ApiError(409, "cannot undo: dice, a draw or the other side's move came "
+                                "after your last decision")
+        stored = live.stored
+        stored.actions = stored.actions[:i]
+        fresh = rebuild(stored)
+        self.store.truncate(live.id, i)
+        live.game, live.actors, live.chance_marks = fresh.game, fresh.actors, fresh.chance_marks
+        live.notify()
+
+    # ------------------------------------------------------------ agents
+    def kick(self, live: LiveGame) -> None:
+        """Start the game's agent driver if an agent is to move and none runs."""
+        if live.driver is not None and not live.driver.done():
+            return
+        if self._agent_to_move(live) is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a rebuild outside the server): resume_all kicks it later
+        live.driver = loop.create_task(self._drive(live))
+
+    def _agent_to_move(self, live: LiveGame) -> str | None:
+        g = live.game
+        if g.is_over:
+            return None
+        spec = live.stored.players[g.current_player]
+        return None if spec == HUMAN else spec
+
+    async def _drive(self, live: LiveGame) -> None:
+        """Play the agents' moves while an agent is to move (at the game's speed)."""
+        loop = asyncio.get_running_loop()
+        speed = float(live.stored.options.get("speed", 0) or 0)
+        while (spec := self._agent_to_move(live)) is not None:
+            if speed:
+                await asyncio.sleep(speed)
+            at = len(live.actions)
+            seat = live.game.current_player
+            snapshot = live.game.clone()
+            action = await loop.run_in_executor(self.pool, self._think, live.id, seat, spec,
+                                                snapshot)
+            if len(live.actions) != at or live.game.is_over:
+                continue  # the game moved on meanwhile (an undo): think again
+            self.apply(live, at, action)
+
+    def _think(self, game_id: str, seat: str, spec: str, game: Game) -> int:
+        key = (game_id, seat)
+        agent = self._agents.get(key)
+        if agent is None:
+            agent = self._agents[key] = make_agent(spec, secrets.randbits(32))
+        return int(agent.act(None, game.action_mask(), game))
+
+
+OFFERED = ("heuristic", "learned", "alphaism:200", "ismcts:300", "cautious", "random")
+MAX_SEARCH = {"ismcts": (20000, 10.0), "alphaism": (5000, 10.0)}  # iterations, seconds
+
+
+def check_spec(spec: str, seat: str) -> None:
+    """An agent spec a web client may ask for: the shipped networks only (no paths on the
+    server's disk) and search budgets within bounds (ApiError 400 otherwise)."""
+    from agents.specs import alphaism_options
+
+    kind, _, arg = spec.partition(":")
+
+    def refuse(why: str) -> ApiError:
+        return ApiError(400, f"{seat}: agent {spec[:60]!r} refused: {why}; offered: "
+                             f"human, {', '.join(OFFERED)}")
+
+    if kind in ("heuristic", "learned", "cautious", "random"):
+        if arg:
+            raise refuse(f"{kind} takes no argument here")
+        return
+    if kind not in MAX_SEARCH:
+        raise refuse("unknown agent")
+    most, secs = MAX_SEARCH[kind]
+    if kind == "ismcts":
+        iters, _, seconds = arg.partition(":")
+        ok = (not iters or (iters.isdigit() and 1 <= int(iters) <= most)) and (
+            not seconds or _number(seconds, secs))
+        if not ok:
+            raise refuse(f"ismcts:ITER[:SECONDS] with ITER 1..{most}, SECONDS up to {secs}")
+        return
+    budget, _, path = arg.partition(":")
+    if path:
+        raise refuse("alphaism plays the shipped network only (no PATH)")
+    try:
+        kw = alphaism_options(budget)
+    except ValueError as exc:
+        raise refuse(str(exc)) from None
+    if (kw.get("simulations") or 0) > most or (kw.get("seconds") or 0) > secs:
+        raise refuse(f"at most {most} simulations or {secs} s a move")
+
+
+def _number(text: str, most: float) -> bool:
+    try:
+        return 0 < float(text) <= most
+    except ValueError:
+        return False
+
+
+def _plausible_id(game_id: str) -> bool:
+    return 0 < len(game_id) <= 64 and game_id.replace("-", "").replace("_", "").isalnum()
