@@ -1,0 +1,189 @@
+"""The web server's API (experiments/web, docs/web.md): the modes, seats, act/undo, the
+stale guard, replays and analysis, through FastAPI's TestClient."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from web_helpers import act, client, my_turn, new_game, view
+
+from evenstar_env import Game
+from evenstar_env.content import load_content
+
+
+@pytest.fixture(scope="module")
+def c():
+    with client() as cl:
+        yield cl
+
+
+def test_content_has_the_map_cards_and_action_offsets(c) -> None:
+    data = c.get("/api/content").json()
+    content = load_content()
+    assert [k["name"] for k in data["countries"]] == [k.name for k in content.countries]
+    poland = data["countries"][content.index["Poland"]]
+    assert poland["name_zh"] and poland["region"] == "Europe"
+    assert {data["countries"][j]["name"] for j in poland["adj"]} >= {"Germany"}
+    g = Game(0, backend="python")
+    assert data["actions"]["country0"] == g.action_id("country", content.countries[0].name)
+    assert data["actions"]["n"] == g.num_actions
+    assert all(card["text"] and card["text_zh"] for card in data["cards"])
+    assert len(data["history"][0]["outcomes"]) == 4
+    assert "learned" in c.get("/api/agents").json()["agents"]
+
+
+def test_human_against_heuristic_sees_only_its_hand_and_its_options(c) -> None:
+    g = new_game(c, usa="human", china="heuristic")
+    assert g["seats"]["china"] is None and g["links"]["usa"].endswith(g["seats"]["usa"])
+    assert "token=" in g["links"]["usa"].split("#", 1)[1]  # the token stays in the fragment
+    tok, gid = g["seats"]["usa"], g["id"]
+    offsets = c.get("/api/content").json()["actions"]
+    for _ in range(40):
+        v = my_turn(c, gid, tok)
+        assert v["mode"] == "agent" and v["seat"] == "usa"
+        if v["over"]:
+            break
+        assert v["decision"]["player"] == "usa"
+        for o in v["decision"]["options"]:
+            assert o["action"] == offsets[o["group"] + "0"] + o["index"] if \
+                o["group"] + "0" in offsets else o["action"] == offsets[o["group"]]
+            assert o["label"]
+        spectator = view(c, gid)
+        assert spectator["hand"] == [] and spectator["decision"]["options"] == []
+        assert len(v["hand"]) == v["hand_sizes"]["usa"]
+        r = act(c, gid, tok, v["decision_index"], v["decision"]["options"][0]["action"])
+        assert r.status_code == 200, r.text
+        assert r.json()["decision_index"] == v["decision_index"] + 1
+    assert v["turn"] >= 1 and v["log_total"] == len(view(c, gid)["log"])
+
+
+def test_a_stale_or_repeated_action_is_refused_and_changes_nothing(c) -> None:
+    g = new_game(c, usa="human", china="heuristic")
+    tok, gid = g["seats"]["usa"], g["id"]
+    v = my_turn(c, gid, tok)
+    first = v["decision"]["options"][0]["action"]
+    assert act(c, gid, tok, v["decision_index"], first).status_code == 200
+    again = act(c, gid, tok, v["decision_index"], first)  # a double click
+    assert again.status_code == 409 and "stale" in again.json()["error"]
+    now = view(c, gid, tok)
+    assert now["decision_index"] >= v["decision_index"] + 1
+
+
+def test_undo_takes_back_a_decision_with_nothing_hidden_after_it(c) -> None:
+    g = new_game(c, usa="human", china="heuristic")
+    tok, gid = g["seats"]["usa"], g["id"]
+    v = my_turn(c, gid, tok)
+    assert v["decision"]["kind"] == "influence"  # the setup placement: no dice, no draw
+    o = v["decision"]["options"][0]
+    after = act(c, gid, tok, v["decision_index"], o["action"]).json()
+    assert after["influence"]["usa"][o["index"]] == v["influence"]["usa"][o["index"]] + 1
+    undone = c.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": tok})
+    assert undone.status_code == 200, undone.text
+    u = undone.json()
+    assert u["decision_index"] == v["decision_index"]
+    assert u["influence"] == v["influence"] and u["decision"] == v["decision"]
+    assert c.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": tok}).status_code == 409
+
+
+def test_hotseat_one_token_plays_both_seats_and_views_each(c) -> None:
+    g = new_game(c, usa="human", china="human", hotseat=True)
+    tok, gid = g["seats"]["usa"], g["id"]
+    assert g["seats"]["china"] == tok
+    seen = set()
+    for _ in range(60):
+        v = view(c, gid, tok)
+        if v["over"]:
+            break
+        seen.add(v["decision"]["player"])
+        assert v["mode"] == "hotseat" and v["seat"] == v["decision"]["player"]
+        other = "china" if v["seat"] == "usa" else "usa"
+        o = view(c, gid, tok, **{"as": other})
+        assert o["seat"] == other and o["decision"]["options"] == []
+        assert o["hand"] == [] or set(o["hand"]).isdisjoint(v["hand"])
+        assert act(c, gid, tok, v["decision_index"],
+                   v["decision"]["options"][-1]["action"]).status_code == 200
+    assert seen == {"usa", "china"}
+
+
+def test_two_browsers_each_token_acts_only_for_its_seat(c) -> None:
+    g = new_game(c, usa="human", china="human")
+    us, cn, gid = g["seats"]["usa"], g["seats"]["china"], g["id"]
+    assert us != cn and g["links"]["china"].endswith(cn)
+    for _ in range(60):
+        vu, vc = view(c, gid, us), view(c, gid, cn)
+        if vu["over"]:
+            break
+        assert vu["mode"] == "remote" and set(vu["hand"]).isdisjoint(vc["hand"])
+        mover, idle = (us, cn) if vu["decision"]["options"] else (cn, us)
+        v = vu if mover == us else vc
+        a = v["decision"]["options"][0]["action"]
+        assert act(c, gid, idle, v["decision_index"], a).status_code == 403
+        assert c.get(f"/api/games/{gid}", headers={"X-Seat-Token": idle},
+                     params={"as": v["seat"]}).status_code == 403
+        assert act(c, gid, mover, v["decision_index"], a).status_code == 200
+
+
+def test_agents_play_a_whole_game_to_watch_then_the_record_and_replay(c, tmp_path) -> None:
+    g = new_game(c, usa="heuristic", china="random", speed=0)
+    gid = g["id"]
+    assert g["seats"] == {"usa": None, "china": None}
+    v = view(c, gid)
+    assert c.get(f"/api/games/{gid}/record").status_code in (200, 403)
+    for _ in range(400):
+        if v["over"]:
+            break
+        assert v["hands"] is None and "seed" not in json.dumps(v)
+        v = view(c, gid, wait=v["decision_index"])
+    assert v["over"] and v["result"]["reason"] and v["mode"] == "watch"
+    assert set(v["hands"]) == {"usa", "china"}  # a finished game hides nothing
+    rec = c.get(f"/api/games/{gid}/record").json()
+    assert len(rec["actions"]) == v["decision_index"] and rec["agents"]["usa"] == "heuristic"
+    r = c.post("/api/replays", json=rec).json()
+    assert r["decisions"] == len(rec["actions"])
+    marks = r["marks"]
+    assert marks[0]["decision"] == 0 and [m["turn"] for m in marks] == sorted(
+        m["turn"] for m in marks) and marks[-1]["turn"] == v["turn"]
+    end = c.get(f"/api/replays/{r['id']}", params={"at": r["decisions"]}).json()
+    assert end["over"] and end["vp"] == v["vp"] and end["log_total"] == v["log_total"]
+    mid = marks[len(marks) // 2]
+    at = c.get(f"/api/replays/{r['id']}", params={"at": mid["decision"]}).json()
+    assert (at["turn"], at["round"]) == (mid["turn"], mid["round"])
+    assert at["decision"]["options"]  # a replay shows every option
+    assert c.get(f"/api/replays/{r['id']}", params={"at": r["decisions"] + 1}).status_code == 400
+    by_id = c.post("/api/replays", json={"game": gid}).json()
+    assert by_id["decisions"] == r["decisions"]
+
+
+def test_a_running_game_has_no_record_and_no_replay(c) -> None:
+    g = new_game(c, usa="human", china="heuristic")
+    assert c.get(f"/api/games/{g['id']}/record").status_code == 403
+    assert c.post("/api/replays", json={"game": g["id"]}).status_code == 403
+
+
+def test_replay_of_a_record_file_under_the_records_folder(tmp_path) -> None:
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "playthroughs"
+    with client(records=folder) as cl:
+        r = cl.post("/api/replays", json={"path": "random_seed1.json"})
+        assert r.status_code == 200, r.text
+        rec = json.loads((folder / "random_seed1.json").read_text())
+        assert r.json()["decisions"] == len(rec["actions"])
+        assert cl.post("/api/replays", json={"path": "../test_web_api.py"}).status_code == 404
+
+
+def test_analysis_only_when_asked_for_and_only_for_the_seat(c) -> None:
+    plain = new_game(c, usa="human", china="heuristic")
+    assert c.get(f"/api/games/{plain['id']}/analysis",
+                 headers={"X-Seat-Token": plain["seats"]["usa"]}).status_code == 403
+    g = new_game(c, usa="human", china="heuristic", analysis=True)
+    tok = g["seats"]["usa"]
+    v = my_turn(c, g["id"], tok)
+    assert c.get(f"/api/games/{g['id']}/analysis").status_code == 403  # no token
+    a = c.get(f"/api/games/{g['id']}/analysis", headers={"X-Seat-Token": tok}).json()
+    legal = {o["action"] for o in v["decision"]["options"]}
+    assert a["seat"] == "usa" and -1 <= a["value"] <= 1
+    assert a["moves"] and {m["action"] for m in a["moves"]} <= legal
+    ps = [m["p"] for m in a["moves"]]
+    assert ps == sorted(ps, reverse=True) and sum(ps) <= 1.0001
