@@ -90,13 +90,16 @@ function render() {
   const canUndo = human && !v.over && v.decision_index > 0 && v.can_undo !== false &&
                   !!(shown.decision && shown.decision.options && shown.decision.options.length);
   const { byCountry, byCard } = renderDecision(S.content, shown,
-    { pick, undo, canUndo, showPrompt: !hide });
+    { pick, undo, canUndo, showPrompt: v.mode === "replay" });
   S.map.update(shown);
   S.map.choices(byCountry);
   renderCards(S.content, shown, byCard, pick);
   renderLog({ log: S.log.filter(Boolean) }, (ids) => S.map.touch(ids));
   $("seat-label").textContent = hide ? "" : seatLabel(shown);
   $("analysis").classList.toggle("hidden", !(v.analysis && human && !hide));
+  // For tests and scripts: where the game stands (what is also drawn on screen).
+  Object.assign(document.body.dataset, { decision: v.decision_index, over: v.over ? "1" : "",
+    turn: v.turn, mode: v.mode, toMove: v.decision ? v.decision.player : "" });
   if (hide) passScreen(v.decision.player);
   else if (!$("overlay").classList.contains("hidden") && $("overlay").dataset.kind === "pass") closeOverlay();
 }

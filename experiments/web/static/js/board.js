@@ -127,7 +127,9 @@ export function renderDecision(content, view, ctx) {
   if (!opts.length) {
     host.className = "panel idle";
     fill(host, h("h2", {}, t("decision")), h("div", { id: "waiting" }, t("waiting_for", sideName(d.player))),
-      h("div", { class: "meta" }, ctx.showPrompt ? (getLang() === "zh" && d.prompt_zh ? d.prompt_zh : d.prompt) : ""),
+      // Another seat's prompt is not shown while the game runs: it may name a card that is
+      // still in that hand (a card picked, its mode not yet chosen, and then undone).
+      ctx.showPrompt ? h("div", { class: "meta" }, getLang() === "zh" && d.prompt_zh ? d.prompt_zh : d.prompt) : null,
       historyBlock(view));
     return { byCountry, byCard };
   }
