@@ -185,7 +185,7 @@ def serve(host: Annotated[str, typer.Option(help="address to listen on (127.0.0.
           = Path("evenstar_games.sqlite"),
           records: Annotated[Path | None, typer.Option(help="folder of game records the "
                                                        "replay page may open")] = None,
-          workers: Annotated[int, typer.Option(min=1, max=64, help="agent threads")] = 4
+          workers: Annotated[int, typer.Option(min=1, max=64, help="agent processes")] = 2
           ) -> None:
     """Serve the browser board (docs/web.md): play, watch and replay games."""
     try:

@@ -55,7 +55,9 @@ def test_human_against_heuristic_sees_only_its_hand_and_its_options(c) -> None:
         r = act(c, gid, tok, v["decision_index"], v["decision"]["options"][0]["action"])
         assert r.status_code == 200, r.text
         assert r.json()["decision_index"] == v["decision_index"] + 1
-    assert v["turn"] >= 1 and v["log_total"] == len(view(c, gid)["log"])
+    w = view(c, gid)
+    assert w["log_total"] == len(w["log"]) and w["log"][0]["seq"] == 0
+    assert view(c, gid, log_from=3)["log"][0]["seq"] == 3
 
 
 def test_a_stale_or_repeated_action_is_refused_and_changes_nothing(c) -> None:

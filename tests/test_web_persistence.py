@@ -26,7 +26,7 @@ def free_port() -> int:
 
 def start(db: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", "serve", "--port",
-                             str(port), "--db", str(db), "--workers", "2"], cwd=ROOT,
+                             str(port), "--db", str(db), "--workers", "1"], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -9,6 +9,7 @@ docs/web.md.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 from collections import OrderedDict
 from contextlib import asynccontextmanager
@@ -17,7 +18,7 @@ from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -109,14 +110,16 @@ async def _too_large(scope: dict, receive: Any, send: Any, limit: int) -> None:
 
 # ------------------------------------------------------------------ the app
 def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None = None,
-               workers: int = 4, max_wait: float = MAX_WAIT) -> FastAPI:
+               workers: int = 2, max_wait: float = MAX_WAIT, processes: bool = True
+               ) -> FastAPI:
     """The web app over the SQLite store at `db_path` (records for replays under
-    `records_dir`); `workers` agent threads."""
+    `records_dir`); the agents think in `workers` processes (threads if not `processes`)."""
     store = Store(db_path)
-    sessions = Sessions(store, workers)
+    sessions = Sessions(store, workers, processes)
     content = load_content()
     space = ActionSpace.for_content(content)
-    static_content = content_json(content, ["human", *OFFERED], space)
+    static_content = json.dumps(content_json(content, ["human", *OFFERED], space),
+                                ensure_ascii=False).encode()
     folder = Path(records_dir) if records_dir is not None else None
     replays: OrderedDict[str, Replay] = OrderedDict()
 
@@ -166,14 +169,14 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
         current = live.game.current_player
         return current if current in seats else seats[0]
 
-    def view_of(live: LiveGame, seat: str | None, log_from: int) -> dict[str, Any]:
+    def view_of(live: LiveGame, seat: str | None, log_from: int) -> JSONResponse:
         v = game_view(live.game, seat=seat, reveal=live.game.is_over,
                       log_lines=live.game.log, log_from=log_from)
         v.update(id=live.id, mode=live.mode, players=dict(live.stored.players),
                  decision_index=len(live.actions),
                  analysis=bool(live.stored.options.get("analysis")),
                  speed=float(live.stored.options.get("speed", 0) or 0))
-        return v
+        return JSONResponse(v)  # plain JSON already: no jsonable_encoder walk (ms a view)
 
     def replay(replay_id: str) -> Replay:
         r = replays.get(replay_id)
@@ -199,15 +202,20 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    @app.get("/api/content", summary="Static data for drawing the board")
-    async def get_content() -> dict[str, Any]:
-        return static_content
+    @app.get("/api/content", summary="Static data for drawing the board",
+             response_class=JSONResponse)
+    async def get_content() -> Response:
+        return Response(static_content, media_type="application/json")
 
     @app.get("/api/agents", summary="The agent specs a game may name")
     async def get_agents() -> dict[str, Any]:
         return {"agents": list(OFFERED), "forms": ["human", "heuristic", "learned", "random",
                                                    "cautious", "alphaism[:SIMS|SECONDSs]",
                                                    "ismcts[:ITER[:SECONDS]]"]}
+
+    @app.get("/api/stats", summary="Games in progress and the agents' move times")
+    async def stats() -> dict[str, Any]:
+        return sessions.stats()
 
     @app.post("/api/games", summary="Start a game", response_model=Created)
     async def create_game(req: NewGame) -> dict[str, Any]:
@@ -226,7 +234,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
                        as_: Annotated[str | None, Query(alias="as", pattern="^(usa|china)$")]
                        = None,
                        wait: Annotated[int | None, Query(ge=0, le=100000)] = None,
-                       log_from: Annotated[int, Query(ge=0, le=10**6)] = 0) -> dict[str, Any]:
+                       log_from: Annotated[int, Query(ge=0, le=10**6)] = 0) -> JSONResponse:
         live = sessions.get(game_id)
         seat = seat_for(live, x_seat_token, as_)
         if wait is not None:
@@ -244,7 +252,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     @app.post("/api/games/{game_id}/act", summary="Take an action for the caller's seat")
     async def act(game_id: str, req: Act,
                   x_seat_token: Annotated[str | None, Header(max_length=200)] = None,
-                  log_from: Annotated[int, Query(ge=0, le=10**6)] = 0) -> dict[str, Any]:
+                  log_from: Annotated[int, Query(ge=0, le=10**6)] = 0) -> JSONResponse:
         live = sessions.get(game_id)
         seats = sessions.seats_of(live, x_seat_token)
         if not seats:
@@ -260,7 +268,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     @app.post("/api/games/{game_id}/undo", summary="Take back the seat's last decision")
     async def undo(game_id: str,
                    x_seat_token: Annotated[str | None, Header(max_length=200)] = None
-                   ) -> dict[str, Any]:
+                   ) -> JSONResponse:
         live = sessions.get(game_id)
         seats = sessions.seats_of(live, x_seat_token)
         if not seats:
@@ -280,7 +288,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
             raise ApiError(403, "analysis needs the seat's token (X-Seat-Token)")
         if not live.stored.options.get("analysis"):
             raise ApiError(403, "this game was created without analysis")
-        return await analyse(live.game, seat, sessions.pool)
+        return await analyse(live.game, seat, sessions.threads)
 
     @app.get("/api/games/{game_id}/record", summary="A finished game's record")
     async def record(game_id: str) -> dict[str, Any]:
@@ -309,10 +317,10 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     @app.get("/api/replays/{replay_id}", summary="The full view after K decisions")
     async def get_replay(replay_id: str, at: Annotated[int, Query(ge=0, le=10**6)] = 0,
                          log_from: Annotated[int, Query(ge=0, le=10**6)] = 0
-                         ) -> dict[str, Any]:
+                         ) -> JSONResponse:
         v = replay(replay_id).view(at, log_from)
         v["id"] = replay_id
-        return v
+        return JSONResponse(v)
 
     return app
 

@@ -1,8 +1,9 @@
 """Live games: seats and tokens, the agents that play, persistence after every decision.
 
 Every change to a game happens on the event loop's thread (so a game needs no lock); an
-agent thinks in a worker thread on a clone of the game, and its move is applied only if
-the game is still where it was when it started thinking (an undo may have intervened).
+agent thinks in a worker process (thinking.py) on a copy of the game's state, and its move
+is applied only if the game is still where it was when it started thinking (an undo may
+have intervened).
 """
 
 from __future__ import annotations
@@ -10,14 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
+from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.specs import make_agent
 from evenstar_env import Game
 
 from .store import Store, StoredGame
+from .thinking import make_pool, think
 from .view import SEATS
 
 HUMAN = "human"
@@ -91,11 +94,13 @@ def rebuild(stored: StoredGame) -> LiveGame:
 class Sessions:
     """All live games of a server, their store and the agents' worker threads."""
 
-    def __init__(self, store: Store, workers: int = 4) -> None:
+    def __init__(self, store: Store, workers: int = 2, processes: bool = True) -> None:
         self.store = store
         self.games: dict[str, LiveGame] = {}
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agent")
-        self._agents: dict[tuple[str, str], Any] = {}
+        self.pool = make_pool(workers, processes)  # the agents
+        self.threads = ThreadPoolExecutor(2, thread_name_prefix="rebuild")  # rebuilds, analysis
+        # Seconds from an agent's turn to its move applied, per spec (the last 10,000).
+        self.move_seconds: dict[str, deque[float]] = defaultdict(lambda: deque(maxlen=10_000))
 
     # ------------------------------------------------------------ lifecycle
     async def resume_all(self) -> None:
@@ -104,7 +109,7 @@ class Sessions:
         for gid in self.store.unfinished():
             stored = self.store.load(gid)
             if stored is not None and gid not in self.games:
-                self.games[gid] = await loop.run_in_executor(self.pool, rebuild, stored)
+                self.games[gid] = await loop.run_in_executor(self.threads, rebuild, stored)
                 self.kick(self.games[gid])
 
     async def close(self) -> None:
@@ -114,6 +119,20 @@ class Sessions:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await live.driver
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.threads.shutdown(wait=False, cancel_futures=True)
+
+    def stats(self) -> dict[str, Any]:
+        """Games loaded and in progress; per agent spec, its move times (seconds from its
+        turn to its move applied, thinking and waiting for a worker included)."""
+        moves = {}
+        for spec, times in list(self.move_seconds.items()):
+            xs = sorted(times)
+            if xs:
+                moves[spec] = {"moves": len(xs), "p50": xs[len(xs) // 2],
+                               "p95": xs[min(len(xs) - 1, int(0.95 * len(xs)))], "max": xs[-1]}
+        running = sum(not live.game.is_over for live in self.games.values())
+        return {"games_loaded": len(self.games), "games_in_progress": running,
+                "agent_moves": moves}
 
     # ------------------------------------------------------------ games
     def create(self, players: dict[str, str], options: dict[str, Any]) -> LiveGame:
@@ -216,21 +235,14 @@ class Sessions:
         while (spec := self._agent_to_move(live)) is not None:
             if speed:
                 await asyncio.sleep(speed)
+            t0 = time.perf_counter()
             at = len(live.actions)
-            seat = live.game.current_player
-            snapshot = live.game.clone()
-            action = await loop.run_in_executor(self.pool, self._think, live.id, seat, spec,
-                                                snapshot)
+            state = live.game.state.to_dict()
+            action = await loop.run_in_executor(self.pool, think, spec, state)
             if len(live.actions) != at or live.game.is_over:
                 continue  # the game moved on meanwhile (an undo): think again
             self.apply(live, at, action)
-
-    def _think(self, game_id: str, seat: str, spec: str, game: Game) -> int:
-        key = (game_id, seat)
-        agent = self._agents.get(key)
-        if agent is None:
-            agent = self._agents[key] = make_agent(spec, secrets.randbits(32))
-        return int(agent.act(None, game.action_mask(), game))
+            self.move_seconds[spec].append(time.perf_counter() - t0)
 
 
 OFFERED = ("heuristic", "learned", "alphaism:200", "ismcts:300", "cautious", "random")
