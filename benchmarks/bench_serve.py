@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import shutil
 import signal
@@ -99,22 +100,38 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 
-async def round_of(url: str, n: int, seconds: float) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def round_of(url: str, n: int, seconds: float, pid: int) -> dict[str, Any]:
     times: list[float] = []  # requests answered at once: create, view, act
     waits: list[float] = []  # long-polls: until the agent has moved
     limits = httpx.Limits(max_connections=n + 4, max_keepalive_connections=n + 4)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as c:
         before = (await c.get("/api/stats")).json()["agent_moves"]
+        cpu0 = cpu_seconds(pid)
         t0 = time.monotonic()
         stop = t0 + seconds
         done = await asyncio.gather(*(player(c, k, stop, times, waits, random.Random(k))
                                       for k in range(n)))
         wall = time.monotonic() - t0
-        stats = (await c.get("/api/stats")).json()
-    moves = {spec: {**m, "moves": m["moves"] - before.get(spec, {}).get("moves", 0)}
-             for spec, m in stats["agent_moves"].items()}
-    return {"clients": n, "seconds": round(wall, 2), "requests": len(times) + len(waits),
-            "requests_per_s": round((len(times) + len(waits)) / wall, 1),
+        cpu = cpu_seconds(pid) - cpu0
+        done_moves = {spec: m["total"] - before.get(spec, {}).get("total", 0) for spec, m in
+                      (await c.get("/api/stats")).json()["agent_moves"].items()}
+        stats = (await c.get("/api/stats", params={"last": max(1, max(done_moves.values(),
+                                                                      default=1))})).json()
+    moves = {spec: {**m, "moves": done_moves[spec]} for spec, m in stats["agent_moves"].items()
+             if done_moves.get(spec)}
+    served = len(times) + len(waits)
+    return {"clients": n, "seconds": round(wall, 2), "requests": served,
+            "requests_per_s": round(served / wall, 1),
+            "server_cpu_ms_per_request": round(1000 * cpu / max(served, 1), 2),
             "latency_p50_ms": round(1000 * pct(times, 0.5), 2),
             "latency_p95_ms": round(1000 * pct(times, 0.95), 2),
             "long_polls": len(waits), "agent_reply_p50_ms": round(1000 * pct(waits, 0.5), 2),
@@ -138,15 +155,16 @@ def main() -> None:
     rounds = []
     try:
         # Untimed warm-up: the agent processes start and load their networks.
-        asyncio.run(round_of(f"http://127.0.0.1:{port}", 2, 3.0))
+        asyncio.run(round_of(f"http://127.0.0.1:{port}", 2, 3.0, proc.pid))
         for n in args.clients:
-            r = asyncio.run(round_of(f"http://127.0.0.1:{port}", n, args.seconds))
+            r = asyncio.run(round_of(f"http://127.0.0.1:{port}", n, args.seconds, proc.pid))
             moves = ", ".join(f"{s} p50 {1000 * m['p50']:.0f} ms p95 {1000 * m['p95']:.0f} ms"
                               for s, m in r["agent_moves"].items())
-            print(f"N={n:3d}: {r['requests_per_s']:7.1f} req/s; latency p50 "
+            print(f"N={n:3d}: {r['requests_per_s']:7.1f} req/s (server CPU "
+                  f"{r['server_cpu_ms_per_request']:.1f} ms a request); latency p50 "
                   f"{r['latency_p50_ms']:.1f} ms p95 {r['latency_p95_ms']:.1f} ms; long-poll "
                   f"until the agent moved p50 {r['agent_reply_p50_ms']:.0f} ms p95 "
-                  f"{r['agent_reply_p95_ms']:.0f} ms; agent moves (server, all rounds so far) "
+                  f"{r['agent_reply_p95_ms']:.0f} ms; agent moves (server) "
                   f"{moves}")
             rounds.append(r)
     finally:

@@ -39,9 +39,17 @@ def snapshot(c, g) -> str:
 
 
 def test_static_endpoints_refuse_other_methods(c) -> None:
-    for path in ("/api/content", "/api/agents"):
+    for path in ("/api/content", "/api/agents", "/api/stats"):
         refused(c.post(path, json={}), 405)
     refused(c.get("/api/no-such-thing"), 404)
+
+
+def test_stats_refuse_bad_parameters_and_name_no_game(c, game) -> None:
+    g, _ = game
+    for bad in (0, -1, 10**9, "all"):
+        refused(c.get("/api/stats", params={"last": bad}), 400)
+    text = c.get("/api/stats").text
+    assert g["id"] not in text and g["seats"]["usa"] not in text
 
 
 @pytest.mark.parametrize("body, status", [

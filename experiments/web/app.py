@@ -214,8 +214,8 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
                                                    "ismcts[:ITER[:SECONDS]]"]}
 
     @app.get("/api/stats", summary="Games in progress and the agents' move times")
-    async def stats() -> dict[str, Any]:
-        return sessions.stats()
+    async def stats(last: Annotated[int, Query(ge=1, le=10_000)] = 10_000) -> dict[str, Any]:
+        return sessions.stats(last)
 
     @app.post("/api/games", summary="Start a game", response_model=Created)
     async def create_game(req: NewGame) -> dict[str, Any]:

@@ -101,6 +101,7 @@ class Sessions:
         self.threads = ThreadPoolExecutor(2, thread_name_prefix="rebuild")  # rebuilds, analysis
         # Seconds from an agent's turn to its move applied, per spec (the last 10,000).
         self.move_seconds: dict[str, deque[float]] = defaultdict(lambda: deque(maxlen=10_000))
+        self.move_counts: dict[str, int] = defaultdict(int)
 
     # ------------------------------------------------------------ lifecycle
     async def resume_all(self) -> None:
@@ -121,14 +122,16 @@ class Sessions:
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.threads.shutdown(wait=False, cancel_futures=True)
 
-    def stats(self) -> dict[str, Any]:
-        """Games loaded and in progress; per agent spec, its move times (seconds from its
-        turn to its move applied, thinking and waiting for a worker included)."""
+    def stats(self, last: int = 10_000) -> dict[str, Any]:
+        """Games loaded and in progress; per agent spec, its moves so far (total) and the
+        times of its `last` moves (seconds from its turn to its move applied, thinking and
+        waiting for a worker included)."""
         moves = {}
         for spec, times in list(self.move_seconds.items()):
-            xs = sorted(times)
+            xs = sorted(list(times)[-last:])
             if xs:
-                moves[spec] = {"moves": len(xs), "p50": xs[len(xs) // 2],
+                moves[spec] = {"total": self.move_counts[spec], "moves": len(xs),
+                               "p50": xs[len(xs) // 2],
                                "p95": xs[min(len(xs) - 1, int(0.95 * len(xs)))], "max": xs[-1]}
         running = sum(not live.game.is_over for live in self.games.values())
         return {"games_loaded": len(self.games), "games_in_progress": running,
@@ -243,6 +246,7 @@ class Sessions:
                 continue  # the game moved on meanwhile (an undo): think again
             self.apply(live, at, action)
             self.move_seconds[spec].append(time.perf_counter() - t0)
+            self.move_counts[spec] += 1
 
 
 OFFERED = ("heuristic", "learned", "alphaism:200", "ismcts:300", "cautious", "random")
