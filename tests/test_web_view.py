@@ -22,7 +22,7 @@ def _until(g: Game, kind: str, player: str | None = None) -> Game:
 
 
 def _view(g: Game, seat: str | None, **kw) -> dict:
-    return game_view(g, seat=seat, log_lines=g.log, **kw)
+    return game_view(g, seat=seat, **kw)
 
 
 @pytest.mark.parametrize("seed", [1, 7])
@@ -120,11 +120,13 @@ def test_options_only_for_the_seat_to_move_and_everything_once_over() -> None:
 
 
 def test_log_entries_name_the_countries_of_each_line() -> None:
-    g = new_game(9)
-    lines = ["usa places 1 in South Korea (cost 1)", "turn 2 begins", "add 2 china in Iran"]
-    entries = log_entries(g, lines, 1)
-    assert [e["seq"] for e in entries] == [1, 2]
-    assert entries[0]["countries"] == []
-    assert entries[1]["countries"] == [g.content.index["Iran"]]
-    first = log_entries(g, lines)[0]["countries"]
-    assert first == [g.content.index["South Korea"]]
+    g = _until(new_game(9), "card")
+    entries, total = log_entries(g, "usa")
+    assert total == len(entries) > 0 and [e["seq"] for e in entries] == list(range(total))
+    later, same = log_entries(g, "usa", 2)
+    assert same == total and later == entries[2:]
+    index = g.content.index
+    for e in entries:
+        named = {index[n] for n in index if n in e["text"]}
+        assert set(e["countries"]) <= named or e["text_zh"] is not None
+    assert any(e["countries"] for e in entries)

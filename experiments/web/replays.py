@@ -13,7 +13,7 @@ from experiments import records
 from experiments.selfplay import GameRecord
 
 from .sessions import ApiError, new_game
-from .view import game_view
+from .view import game_view, log_entries, log_size
 
 SNAPSHOT_EVERY = 32  # decisions between kept positions: a jump replays at most this many
 MAX_FILE_BYTES = 50_000_000
@@ -25,7 +25,7 @@ class Replay:
     after each decision, and a mark at every new turn and action round."""
 
     record: GameRecord
-    lines: list[str] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)  # the whole log, all shown
     log_at: list[int] = field(default_factory=list)  # log length after k decisions
     snapshots: dict[int, Game] = field(default_factory=dict)
     marks: list[dict[str, Any]] = field(default_factory=list)
@@ -38,7 +38,7 @@ class Replay:
         for k in range(len(rec.actions) + 1):
             if k % SNAPSHOT_EVERY == 0:
                 r.snapshots[k] = g.clone()
-            r.log_at.append(len(g._m.log_lines or ()))
+            r.log_at.append(log_size(g))
             where = (g.turn, g.round)
             if where != last:
                 r.marks.append({"turn": int(g.turn), "round": int(g.round), "decision": k,
@@ -46,7 +46,7 @@ class Replay:
                 last = where
             if k < len(rec.actions):
                 g.step(rec.actions[k])
-        r.lines = g.log
+        r.entries = log_entries(g, "all")[0]
         return r
 
     @property
@@ -61,8 +61,9 @@ class Replay:
         g = self.snapshots[base].clone()
         for a in self.record.actions[base:at]:
             g.step(a)
-        v = game_view(g, seat=None, reveal=True, log_lines=self.lines[: self.log_at[at]],
-                      log_from=log_from)
+        shown = self.log_at[at]
+        v = game_view(g, seat=None, reveal=True,
+                      log=(self.entries[min(log_from, shown): shown], shown))
         v.update(mode="replay", decision_index=at, decisions=self.decisions,
                  players=self.record.agents, marks=self.marks)
         return v

@@ -53,18 +53,40 @@ def _country_pattern(content: Content) -> tuple[re.Pattern[str], dict[str, int]]
     return re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b"), dict(content.index)
 
 
-def log_entries(game: Game, lines: list[str], start: int = 0) -> list[dict[str, Any]]:
-    """The game log from entry `start` on, as records a viewer may read.
+def has_stream(game: Game) -> bool:
+    """Whether the game records the engine's structured event stream (docs/events.md)."""
+    return bool(getattr(game, "events_on", False))
 
-    The one place the log is built: today from the Python engine's text lines (every line
-    is public: draws and secret choices are never written, headlines and modifiers only
-    once revealed); the structured event stream replaces it here when it lands."""
+
+def log_size(game: Game) -> int:
+    """How many log entries the game has so far (records of the stream, or text lines)."""
+    if has_stream(game):
+        return len(game._event_tuples() or ())
+    return len(game._m.log_lines or ())
+
+
+def log_entries(game: Game, viewer: str | None, start: int = 0) -> tuple[list[dict], int]:
+    """The log from entry `start` on as `viewer` ("usa", "china", None: a spectator, "all":
+    everything) may read it, each entry with "seq", "text", "text_zh" and "countries" (the
+    ids it touches); and the number of entries in all.
+
+    The one place the log is built.  With the engine's event stream (docs/events.md): its
+    records filtered for the viewer and rendered in both languages.  Without it: the
+    Python engine's text lines, all of them public (draws and secret choices are never
+    written; headlines and modifiers only once revealed), English only."""
+    if has_stream(game):
+        from evenstar_env.events import annotate
+
+        total = log_size(game)
+        start = min(start, total)
+        return annotate(game.events(viewer, since=start), game.content), total
+    lines = game._m.log_lines or []
     pattern, index = _country_pattern(game.content)
     out = []
     for k, line in enumerate(lines[start:], start):
         touched = sorted({index[m] for m in pattern.findall(line)})
         out.append({"seq": k, "text": line, "text_zh": None, "countries": touched})
-    return out
+    return out, len(lines)
 
 
 # ------------------------------------------------------------------ regions
@@ -170,9 +192,10 @@ def _history(game: Game, seat: str | None, reveal: bool) -> dict[str, Any]:
     return out
 
 
-def game_view(game: Game, *, seat: str | None, reveal: bool = False,
-              log_lines: list[str] | None = None, log_from: int = 0) -> dict[str, Any]:
-    """The board as `seat` ("usa", "china" or None for a spectator) may see it."""
+def game_view(game: Game, *, seat: str | None, reveal: bool = False, log_from: int = 0,
+              log: tuple[list[dict], int] | None = None) -> dict[str, Any]:
+    """The board as `seat` ("usa", "china" or None for a spectator) may see it, with its
+    log from entry `log_from` on (`log`: entries and total given by the caller, a replay)."""
     c, s = game.content, game.state
     ctrl = controllers(c, s)
     own = SEATS.index(seat) if seat in SEATS else None
@@ -202,9 +225,9 @@ def game_view(game: Game, *, seat: str | None, reveal: bool = False,
         "history": _history(game, seat, reveal),
         "decision": decision_view(game, seat, reveal),
     }
-    lines = log_lines if log_lines is not None else game.log
-    view["log"] = log_entries(game, lines, max(0, log_from))
-    view["log_total"] = len(lines)
+    if log is None:
+        log = log_entries(game, "all" if reveal else seat, max(0, log_from))
+    view["log"], view["log_total"] = log
     return view
 
 
