@@ -189,3 +189,24 @@ def test_analysis_only_when_asked_for_and_only_for_the_seat(c) -> None:
     assert a["moves"] and {m["action"] for m in a["moves"]} <= legal
     ps = [m["p"] for m in a["moves"]]
     assert ps == sorted(ps, reverse=True) and sum(ps) <= 1.0001
+
+
+def test_an_agent_that_fails_is_retried_then_reported_in_the_view(monkeypatch) -> None:
+    import experiments.web.sessions as sessions
+
+    calls = []
+
+    def broken(spec: str, state: dict) -> int:
+        calls.append(spec)
+        raise RuntimeError("the network is on fire")
+
+    monkeypatch.setattr(sessions, "think", broken)
+    with client() as cl:
+        g = new_game(cl, usa="heuristic", china="human")
+        v = view(cl, g["id"], g["seats"]["china"])
+        for _ in range(20):
+            if v["agent_error"]:
+                break
+            v = view(cl, g["id"], g["seats"]["china"], wait=v["decision_index"])
+        assert "on fire" in v["agent_error"] and v["decision_index"] == 0
+        assert calls == ["heuristic"] * sessions.AGENT_TRIES

@@ -174,6 +174,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
         v.update(id=live.id, mode=live.mode, players=dict(live.stored.players),
                  decision_index=len(live.actions),
                  analysis=bool(live.stored.options.get("analysis")),
+                 agent_error=live.agent_error,
                  speed=float(live.stored.options.get("speed", 0) or 0))
         return JSONResponse(v)  # plain JSON already: no jsonable_encoder walk (ms a view)
 
@@ -238,7 +239,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
         seat = seat_for(live, x_seat_token, as_)
         if wait is not None:
             deadline = asyncio.get_running_loop().time() + max_wait
-            while len(live.actions) == wait and not live.game.is_over:
+            while len(live.actions) == wait and not live.game.is_over and not live.agent_error:
                 left = deadline - asyncio.get_running_loop().time()
                 if left <= 0:
                     break

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from collections import defaultdict, deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,9 @@ from .store import Store, StoredGame
 from .thinking import make_pool, think
 from .view import SEATS
 
+log = logging.getLogger("evenstar.web")
 HUMAN = "human"
+AGENT_TRIES = 3
 SEED_BITS = 62
 MAX_SPEED = 60.0  # seconds per agent move, the slowest watch speed
 
@@ -53,6 +56,7 @@ class LiveGame:
     chance_marks: list[int] = field(default_factory=list)  # chance trace length before each
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     driver: asyncio.Task | None = None
+    agent_error: str | None = None  # why the agent to move could not move
 
     @property
     def id(self) -> str:
@@ -96,6 +100,7 @@ class Sessions:
 
     def __init__(self, store: Store, workers: int = 2, processes: bool = True) -> None:
         self.store = store
+        self.workers, self.processes = workers, processes
         self.games: dict[str, LiveGame] = {}
         self.pool = make_pool(workers, processes)  # the agents
         self.threads = ThreadPoolExecutor(2, thread_name_prefix="rebuild")  # rebuilds, analysis
@@ -232,21 +237,39 @@ class Sessions:
         return None if spec == HUMAN else spec
 
     async def _drive(self, live: LiveGame) -> None:
-        """Play the agents' moves while an agent is to move (at the game's speed)."""
+        """Play the agents' moves while an agent is to move (at the game's speed).  A failed
+        move is tried again (a worker that died is replaced); after AGENT_TRIES failures the
+        game waits with `agent_error` set, which its view shows."""
         loop = asyncio.get_running_loop()
         speed = float(live.stored.options.get("speed", 0) or 0)
+        failures = 0
         while (spec := self._agent_to_move(live)) is not None:
             if speed:
                 await asyncio.sleep(speed)
             t0 = time.perf_counter()
             at = len(live.actions)
             state = live.game.state.to_dict()
-            action = await loop.run_in_executor(self.pool, think, spec, state)
-            if len(live.actions) != at or live.game.is_over:
-                continue  # the game moved on meanwhile (an undo): think again
-            self.apply(live, at, action)
-            self.move_seconds[spec].append(time.perf_counter() - t0)
-            self.move_counts[spec] += 1
+            try:
+                action = await loop.run_in_executor(self.pool, think, spec, state)
+                if len(live.actions) != at or live.game.is_over:
+                    continue  # the game moved on meanwhile (an undo): think again
+                self.apply(live, at, action)
+            except BrokenExecutor:
+                log.warning("agent workers died; starting new ones")
+                self.pool = make_pool(self.workers, self.processes)
+                failures += 1
+            except Exception as exc:  # an agent's bug must not end the server's driving
+                log.exception("agent %s failed in game %s", spec, live.id)
+                failures += 1
+                if failures >= AGENT_TRIES:
+                    live.agent_error = f"{spec} failed: {type(exc).__name__}: {exc}"[:300]
+                    live.notify()
+                    return
+            else:
+                failures = 0
+                live.agent_error = None
+                self.move_seconds[spec].append(time.perf_counter() - t0)
+                self.move_counts[spec] += 1
 
 
 OFFERED = ("heuristic", "learned", "alphaism:200", "ismcts:300", "cautious", "random")
