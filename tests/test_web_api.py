@@ -210,3 +210,24 @@ def test_an_agent_that_fails_is_retried_then_reported_in_the_view(monkeypatch) -
             v = view(cl, g["id"], g["seats"]["china"], wait=v["decision_index"])
         assert "on fire" in v["agent_error"] and v["decision_index"] == 0
         assert calls == ["heuristic"] * sessions.AGENT_TRIES
+
+
+def test_games_in_progress_are_bounded_and_finished_ones_come_back_from_the_store(
+        monkeypatch, tmp_path) -> None:
+    import experiments.web.sessions as sessions
+
+    monkeypatch.setattr(sessions, "MAX_RUNNING", 2)
+    monkeypatch.setattr(sessions, "MAX_LOADED", 2)
+    with client(tmp_path / "g.sqlite") as cl:
+        done = new_game(cl, usa="random", china="random")
+        v = view(cl, done["id"])
+        while not v["over"]:
+            v = view(cl, done["id"], wait=v["decision_index"])
+        first = new_game(cl, usa="human", china="heuristic")
+        new_game(cl, usa="human", china="heuristic")
+        r = cl.post("/api/games", json={"usa": "human", "china": "heuristic"})
+        assert r.status_code == 429 and "in progress" in r.json()["error"]
+        loaded = cl.app.state.sessions.games
+        assert done["id"] not in loaded and first["id"] in loaded  # the finished one dropped
+        back = view(cl, done["id"])  # rebuilt from its seed and actions
+        assert back["over"] and back["vp"] == v["vp"] and back["log_total"] == v["log_total"]

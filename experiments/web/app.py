@@ -235,7 +235,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
                        = None,
                        wait: Annotated[int | None, Query(ge=0, le=100000)] = None,
                        log_from: Annotated[int, Query(ge=0, le=10**6)] = 0) -> JSONResponse:
-        live = sessions.get(game_id)
+        live = await sessions.get(game_id)
         seat = seat_for(live, x_seat_token, as_)
         if wait is not None:
             deadline = asyncio.get_running_loop().time() + max_wait
@@ -253,7 +253,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     async def act(game_id: str, req: Act,
                   x_seat_token: Annotated[str | None, Header(max_length=200)] = None,
                   log_from: Annotated[int, Query(ge=0, le=10**6)] = 0) -> JSONResponse:
-        live = sessions.get(game_id)
+        live = await sessions.get(game_id)
         seats = sessions.seats_of(live, x_seat_token)
         if not seats:
             raise ApiError(403, "acting needs the seat's token (X-Seat-Token)")
@@ -269,7 +269,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     async def undo(game_id: str,
                    x_seat_token: Annotated[str | None, Header(max_length=200)] = None
                    ) -> JSONResponse:
-        live = sessions.get(game_id)
+        live = await sessions.get(game_id)
         seats = sessions.seats_of(live, x_seat_token)
         if not seats:
             raise ApiError(403, "undo needs the seat's token (X-Seat-Token)")
@@ -282,7 +282,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
                        x_seat_token: Annotated[str | None, Header(max_length=200)] = None,
                        as_: Annotated[str | None, Query(alias="as", pattern="^(usa|china)$")]
                        = None) -> dict[str, Any]:
-        live = sessions.get(game_id)
+        live = await sessions.get(game_id)
         seat = seat_for(live, x_seat_token, as_)
         if seat is None:
             raise ApiError(403, "analysis needs the seat's token (X-Seat-Token)")
@@ -292,7 +292,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
 
     @app.get("/api/games/{game_id}/record", summary="A finished game's record")
     async def record(game_id: str) -> dict[str, Any]:
-        live = sessions.get(game_id)
+        live = await sessions.get(game_id)
         if not live.game.is_over:
             raise ApiError(403, "the record (and its seed) is shown once the game is over")
         return _record_json(live)
@@ -302,7 +302,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
         if isinstance(body, dict) and set(body) <= {"path", "line"} and "path" in body:
             rec = record_from_file(folder, body["path"], body.get("line", 0))
         elif isinstance(body, dict) and set(body) == {"game"}:
-            live = sessions.get(str(body["game"]))
+            live = await sessions.get(str(body["game"]))
             if not live.game.is_over:
                 raise ApiError(403, "a game is replayed once it is over")
             rec = record_from_data(_record_json(live))

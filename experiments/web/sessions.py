@@ -27,6 +27,8 @@ from .view import SEATS
 log = logging.getLogger("evenstar.web")
 HUMAN = "human"
 AGENT_TRIES = 3
+MAX_RUNNING = 1000  # games in progress at once
+MAX_LOADED = 2000  # games kept in memory (finished ones beyond are dropped, then rebuilt)
 SEED_BITS = 62
 MAX_SPEED = 60.0  # seconds per agent move, the slowest watch speed
 
@@ -101,7 +103,8 @@ class Sessions:
     def __init__(self, store: Store, workers: int = 2, processes: bool = True) -> None:
         self.store = store
         self.workers, self.processes = workers, processes
-        self.games: dict[str, LiveGame] = {}
+        self.games: dict[str, LiveGame] = {}  # loaded games, least recently used first
+        self._loading: dict[str, asyncio.Future] = {}
         self.pool = make_pool(workers, processes)  # the agents
         self.threads = ThreadPoolExecutor(2, thread_name_prefix="rebuild")  # rebuilds, analysis
         # Seconds from an agent's turn to its move applied, per spec (the last 10,000).
@@ -144,7 +147,11 @@ class Sessions:
 
     # ------------------------------------------------------------ games
     def create(self, players: dict[str, str], options: dict[str, Any]) -> LiveGame:
-        """A new game; agent specs are checked first (ApiError 400 on a bad one)."""
+        """A new game; agent specs are checked first (ApiError 400 on a bad one), and the
+        number of games in progress is bounded (429)."""
+        if sum(not live.game.is_over for live in self.games.values()) >= MAX_RUNNING:
+            raise ApiError(429, f"{MAX_RUNNING} games are in progress on this server; "
+                                "finish one or try later")
         for seat in SEATS:
             if players[seat] != HUMAN:
                 check_spec(players[seat], seat)
@@ -163,17 +170,39 @@ class Sessions:
         self.store.create(stored)
         self.games[stored.id] = live
         self.kick(live)
+        self._evict()
         return live
 
-    def get(self, game_id: str) -> LiveGame:
+    async def get(self, game_id: str) -> LiveGame:
+        """A game by id, rebuilt from the store (in a worker thread) if it is not loaded."""
         live = self.games.get(game_id)
-        if live is None:
+        if live is not None:
+            self.games[game_id] = self.games.pop(game_id)  # most recently used last
+            return live
+        if game_id not in self._loading:
             stored = self.store.load(game_id) if _plausible_id(game_id) else None
             if stored is None:
                 raise ApiError(404, f"no game {game_id[:40]!r}")
-            live = self.games[game_id] = rebuild(stored)
+            loop = asyncio.get_running_loop()
+            self._loading[game_id] = loop.run_in_executor(self.threads, rebuild, stored)
+        try:
+            live = await asyncio.shield(self._loading[game_id])
+        finally:
+            done = self._loading.get(game_id)
+            if done is not None and done.done():
+                del self._loading[game_id]
+        if game_id not in self.games:
+            self.games[game_id] = live
             self.kick(live)
-        return live
+            self._evict()
+        return self.games[game_id]
+
+    def _evict(self) -> None:
+        """Keep at most MAX_LOADED games in memory: finished ones, least recently used
+        first, are dropped (the store keeps them; they are rebuilt when asked for)."""
+        extra = len(self.games) - MAX_LOADED
+        for gid in [g for g, live in self.games.items() if live.game.is_over][:max(extra, 0)]:
+            del self.games[gid]
 
     def seats_of(self, live: LiveGame, token: str | None) -> list[str]:
         """The seats a token may act for (both for a hot-seat token)."""
