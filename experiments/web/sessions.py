@@ -168,9 +168,9 @@ class Sessions:
                             options, tokens, False)
         live = LiveGame(stored, new_game(stored.seed))
         self.store.create(stored)
+        self._evict(1)
         self.games[stored.id] = live
         self.kick(live)
-        self._evict()
         return live
 
     async def get(self, game_id: str) -> LiveGame:
@@ -192,15 +192,15 @@ class Sessions:
             if done is not None and done.done():
                 del self._loading[game_id]
         if game_id not in self.games:
+            self._evict(1)
             self.games[game_id] = live
             self.kick(live)
-            self._evict()
         return self.games[game_id]
 
-    def _evict(self) -> None:
-        """Keep at most MAX_LOADED games in memory: finished ones, least recently used
-        first, are dropped (the store keeps them; they are rebuilt when asked for)."""
-        extra = len(self.games) - MAX_LOADED
+    def _evict(self, room: int) -> None:
+        """Make room for `room` more games within MAX_LOADED in memory: finished ones, least
+        recently used first, are dropped (the store keeps them; rebuilt when asked for)."""
+        extra = len(self.games) + room - MAX_LOADED
         for gid in [g for g, live in self.games.items() if live.game.is_over][:max(extra, 0)]:
             del self.games[gid]
 
