@@ -78,13 +78,16 @@ def test_undo_takes_back_a_decision_with_nothing_hidden_after_it(c) -> None:
     v = my_turn(c, gid, tok)
     assert v["decision"]["kind"] == "influence"  # the setup placement: no dice, no draw
     o = v["decision"]["options"][0]
+    assert not v["can_undo"]
     after = act(c, gid, tok, v["decision_index"], o["action"]).json()
     assert after["influence"]["usa"][o["index"]] == v["influence"]["usa"][o["index"]] + 1
+    assert after["can_undo"] and not view(c, gid)["can_undo"]  # a spectator undoes nothing
     undone = c.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": tok})
     assert undone.status_code == 200, undone.text
     u = undone.json()
     assert u["decision_index"] == v["decision_index"]
     assert u["influence"] == v["influence"] and u["decision"] == v["decision"]
+    assert not u["can_undo"]
     assert c.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": tok}).status_code == 409
 
 

@@ -175,6 +175,8 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
                  decision_index=len(live.actions),
                  analysis=bool(live.stored.options.get("analysis")),
                  agent_error=live.agent_error,
+                 can_undo=(seat is not None and not live.game.is_over and isinstance(
+                     sessions.undoable(live, _undo_seats(live, seat)), int)),
                  speed=float(live.stored.options.get("speed", 0) or 0))
         return JSONResponse(v)  # plain JSON already: no jsonable_encoder walk (ms a view)
 
@@ -273,7 +275,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
         seats = sessions.seats_of(live, x_seat_token)
         if not seats:
             raise ApiError(403, "undo needs the seat's token (X-Seat-Token)")
-        sessions.undo(live, seats)
+        await sessions.undo(live, seats)
         current = live.game.current_player
         return view_of(live, current if current in seats else seats[0], 0)
 
@@ -323,6 +325,11 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
         return JSONResponse(v)
 
     return app
+
+
+def _undo_seats(live: LiveGame, seat: str) -> list[str]:
+    """The seats an undo by this viewer may take back: both at a hot-seat screen."""
+    return list(SEATS) if live.mode == "hotseat" else [seat]
 
 
 def _record_json(live: LiveGame) -> dict[str, Any]:

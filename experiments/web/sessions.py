@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
@@ -227,22 +228,34 @@ class Sessions:
         live.notify()
         self.kick(live)
 
-    def undo(self, live: LiveGame, seats: list[str]) -> None:
-        """Take back the last decision of one of `seats` if nothing hidden came out since
-        and nobody else decided since (as the terminal game's undo)."""
+    def undoable(self, live: LiveGame, seats: list[str]) -> int | str:
+        """The decision an undo for `seats` would take back, or why there is none: the
+        seats' last decision, if nobody else decided and nothing hidden came out since (as
+        the terminal game's undo)."""
         mine = [i for i, who in enumerate(live.actors) if who in seats]
         if not mine:
-            raise ApiError(409, "nothing of yours to undo")
+            return "nothing of yours to undo"
         i = mine[-1]
         if any(who != live.actors[i] for who in live.actors[i + 1:]) or \
                 len(live.game._m.trace) != live.chance_marks[i]:
-            raise ApiError(409, "cannot undo: dice, a draw or the other side's move came "
-                                "after your last decision")
-        stored = live.stored
-        stored.actions = stored.actions[:i]
-        fresh = rebuild(stored)
+            return "cannot undo: dice, a draw or the other side's move came after your last " \
+                   "decision"
+        return i
+
+    async def undo(self, live: LiveGame, seats: list[str]) -> None:
+        """Take back the last decision of one of `seats` where `undoable` allows it (409);
+        the game is replayed without it in a worker thread."""
+        i = self.undoable(live, seats)
+        if isinstance(i, str):
+            raise ApiError(409, i)
+        at = len(live.actions)
+        shorter = dataclasses.replace(live.stored, actions=live.actions[:i])
+        fresh = await asyncio.get_running_loop().run_in_executor(self.threads, rebuild, shorter)
+        if len(live.actions) != at:
+            raise ApiError(409, "the game moved on while undoing; nothing was undone")
         self.store.truncate(live.id, i)
-        live.game, live.actors, live.chance_marks = fresh.game, fresh.actors, fresh.chance_marks
+        live.stored, live.game = fresh.stored, fresh.game
+        live.actors, live.chance_marks = fresh.actors, fresh.chance_marks
         live.notify()
 
     # ------------------------------------------------------------ agents
