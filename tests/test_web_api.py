@@ -234,3 +234,21 @@ def test_games_in_progress_are_bounded_and_finished_ones_come_back_from_the_stor
         assert done["id"] not in loaded and first["id"] in loaded  # the finished one dropped
         back = view(cl, done["id"])  # rebuilt from its seed and actions
         assert back["over"] and back["vp"] == v["vp"] and back["log_total"] == v["log_total"]
+
+
+def test_arena_and_balance_lines_replay_from_the_records_folder(tmp_path) -> None:
+    from experiments.balance import Job, play_job
+
+    base = play_job(Job("baseline", 3, "random", "random"), {"name": "baseline"})
+    other = play_job(Job("rich", 3, "random", "random"),
+                     {"name": "rich", "rules": {"start_reserves": {"china": 6}}})
+    (tmp_path / "games.jsonl").write_text(json.dumps(base) + "\n" + json.dumps(other) + "\n")
+    with client(records=tmp_path) as cl:
+        r = cl.post("/api/replays", json={"path": "games.jsonl", "line": 0})
+        assert r.status_code == 200, r.text
+        assert r.json()["decisions"] == len(base["actions"])
+        end = cl.get(f"/api/replays/{r.json()['id']}", params={"at": len(base["actions"])})
+        assert end.json()["players"] == {"usa": "random", "china": "random"}
+        assert end.json()["vp"] == base["vp"]
+        bad = cl.post("/api/replays", json={"path": "games.jsonl", "line": 1})
+        assert bad.status_code == 400 and "variant 'rich'" in bad.json()["error"]

@@ -104,7 +104,10 @@ def record_from_data(data: Any, where: str = "record") -> GameRecord:
     try:
         rec = records.from_data(data, where)
     except (records.RecordError, RecursionError) as exc:
-        raise ApiError(400, str(exc)[:300]) from None
+        variant = data.get("variant") if isinstance(data, dict) else None
+        note = (f" (a balance-study game of rule variant {str(variant)[:60]!r}: only games "
+                "of the shipped rules replay here)" if variant else "")
+        raise ApiError(400, str(exc)[:300] + note) from None
     if isinstance(data, dict) and not rec.agents and {"usa", "china"} <= data.keys():
         rec.agents = {s: str(data[s]) for s in ("usa", "china")}  # a balance-study line
     return rec
