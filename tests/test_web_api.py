@@ -252,3 +252,16 @@ def test_arena_and_balance_lines_replay_from_the_records_folder(tmp_path) -> Non
         assert end.json()["vp"] == base["vp"]
         bad = cl.post("/api/replays", json={"path": "games.jsonl", "line": 1})
         assert bad.status_code == 400 and "variant 'rich'" in bad.json()["error"]
+
+
+def test_watch_speed_spaces_the_agents_moves() -> None:
+    import time
+
+    with client() as cl:
+        slow = new_game(cl, usa="random", china="random", speed=0.25)
+        t0 = time.monotonic()
+        v = view(cl, slow["id"])
+        while v["decision_index"] < 3:
+            v = view(cl, slow["id"], wait=v["decision_index"])
+        assert time.monotonic() - t0 >= 0.7 and v["speed"] == 0.25  # 3 moves, 0.25 s apart
+        assert view(cl, slow["id"])["decision_index"] <= 6

@@ -24,7 +24,7 @@ from experiments.web.view import SEATS, game_view
 MAX_STEPS = 260
 
 
-def _public(g: Game, seat: str) -> str:
+def _public(g: Game, seat: str | None) -> str:
     return json.dumps(game_view(g, seat=seat, log=([], 0)), sort_keys=True)
 
 
@@ -46,6 +46,10 @@ def test_a_seat_s_view_does_not_depend_on_what_it_cannot_know(seed, picks, redra
             opp_hand = {int(i) for i in (g.state.card_loc == HAND[1 - p]).nonzero()[0]}
             assert not opp_hand & set(v["hand"])
             assert str(seed) not in shown  # (a 16+ digit number: no chance match)
+        spectator = _public(g, None)
+        both = g.resample_hidden("usa", redraw * 1000 + k).resample_hidden("china", k)
+        assert _public(both, None) == spectator  # a spectator knows neither hand
+        assert json.loads(spectator)["hand"] == [] and str(seed) not in spectator
         legal = g.decision.legal
         g.step(legal[pick % len(legal)])
     assert "card" in kinds
