@@ -191,3 +191,18 @@ def test_record_paths_stay_inside_the_records_folder(tmp_path) -> None:
                              ({"path": "games.jsonl", "line": True}, 400),
                              ({"path": "games.jsonl"}, 400)]:  # an illegal action
             refused(cl.post("/api/replays", json=body), status)
+
+
+def test_huge_chunked_bodies_are_refused_on_every_post(c, game) -> None:
+    g, _ = game
+    before = snapshot(c, g)
+
+    def chunks():
+        for _ in range(40):
+            yield b" " * 10_000
+
+    headers = {"content-type": "application/json", "X-Seat-Token": g["seats"]["usa"]}
+    for path in ("/api/games", f"/api/games/{g['id']}/act", f"/api/games/{g['id']}/undo",
+                 "/api/replays"):
+        refused(c.post(path, content=chunks(), headers=headers), 413)
+    assert snapshot(c, g) == before

@@ -72,7 +72,9 @@ class Created(BaseModel):
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over `limit` bytes is refused with 413."""
+    """ASGI middleware: a request body over `limit` bytes is refused with 413 before the
+    app sees it (declared by Content-Length or sent in chunks); the body is read here,
+    bounded, and handed on whole."""
 
     def __init__(self, app: Any, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -83,24 +85,26 @@ class BodyLimit:
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
             return await _too_large(scope, receive, send, self.limit)
-        seen = 0
-
-        async def bounded() -> dict:
-            nonlocal seen
+        chunks, size, more = [], 0, True
+        while more:
             message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                raise _TooLarge
-            return message
+            if message["type"] != "http.request":  # the client left
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                return await _too_large(scope, receive, send, self.limit)
+            more = message.get("more_body", False)
+        body, sent = b"".join(chunks), False
 
-        try:
-            await self.app(scope, bounded, send)
-        except _TooLarge:
-            await _too_large(scope, receive, send, self.limit)
+        async def replay() -> dict:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: wait for the disconnect
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 async def _too_large(scope: dict, receive: Any, send: Any, limit: int) -> None:
