@@ -4,8 +4,10 @@ Backends are interleaved (Python, native, Python, native, ...) and every figure 
 median of 5 rounds (a per-call cost: the best of 5 batches in each round), because the
 machine is shared and noisy.  Figures:
 
-- uniform random play, decisions/s: Python Game, native Game driven from Python,
-  and an all-C++ loop (``evenstar_native.random_games``; its agent draws from its own
+- uniform random play, decisions/s: Python Game, native Game driven from Python (also
+  with its event stream on, ``Game(events=True)``, records taken after every step:
+  docs/events.md; off is the default and the other figures), and an all-C++ loop
+  (``evenstar_native.random_games``; its agent draws from its own
   SplitMix64 stream, so its games are other random games of the same kind);
 - ``clone`` (``Game.clone``; for native also ``Engine.clone`` from Python and a state
   copy inside C++), ``resample_hidden`` (a Generator's draw included), ``to_dict`` and
@@ -22,7 +24,8 @@ machine is shared and noisy.  Figures:
   state-level outputs from C++, and N = 64 with ``observe()``, the Python encoder)
   against the same loop over N Python games with the Python encoder.
 
-Usage: python benchmarks/bench_native.py [--games N] [--no-batch] [--out PATH]
+Usage: python benchmarks/bench_native.py [--games N] [--no-batch] [--events-only] [--out PATH]
+(``--events-only``: the random-play figures only, events off and on, under a minute)
 (default out: benchmarks/results/native.json)
 """
 
@@ -48,17 +51,21 @@ from evenstar_env.native import tables_for
 ROUNDS = 5
 
 
-def play(backend: str, seeds: range) -> tuple[int, float]:
-    """Uniform random play through the public API: (decisions, seconds)."""
+def play(backend: str, seeds: range, events: bool = False) -> tuple[int, float]:
+    """Uniform random play through the public API: (decisions, seconds); with `events`
+    the event stream is on and its new records are taken after every step."""
     decisions = 0
     t0 = time.perf_counter()
     for seed in seeds:
-        g = Game(seed, backend=backend)
+        g = Game(seed, backend=backend, events=events)
         rng = np.random.default_rng(seed)
+        seen = 0
         while not g.is_over:
             legal = g.legal_actions()
             g.step(int(legal[rng.integers(legal.size)]))
             decisions += 1
+            if events:
+                seen += len(g.events("all", seen))
     return decisions, time.perf_counter() - t0
 
 
@@ -175,12 +182,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100, help="games per round and backend")
     ap.add_argument("--no-batch", action="store_true", help="skip the NativeBatch figures")
+    ap.add_argument("--events-only", action="store_true",
+                    help="only the random-play figures (event stream off and on)")
     ap.add_argument("--searches", type=int, default=4,
                     help="ISMCTS searches per round and backend (200 iterations each)")
     ap.add_argument("--out", type=Path,
                     default=Path(__file__).parent / "results" / "native.json")
     args = ap.parse_args()
-    rates: dict[str, list[float]] = {"python": [], "native": [], "cpp": []}
+    rates: dict[str, list[float]] = {"python": [], "native": [], "native_events": [], "cpp": []}
     costs: dict[str, list[float]] = {}
     batch: dict[str, list[float]] = {}
     agents: dict[str, list[float]] = {}
@@ -189,8 +198,12 @@ def main() -> None:
         for backend in ("python", "native"):
             d, dt = play(backend, seeds)
             rates[backend].append(d / dt)
+        d, dt = play("native", seeds, events=True)
+        rates["native_events"].append(d / dt)
         d, dt = all_cpp(r, args.games * 20)
         rates["cpp"].append(d / dt)
+        if args.events_only:
+            continue
         for backend in ("python", "native"):
             g = mid_game(backend)
             snap = g.to_dict()
@@ -228,7 +241,16 @@ def main() -> None:
         "machine": machine(), "load_avg": os.getloadavg(), "rounds": ROUNDS,
         "games_per_round": args.games,
         "decisions_per_s": {"python_game": dps["python"], "native_game": dps["native"],
+                            "native_game_events_on": dps["native_events"],
                             "all_cpp_loop": dps["cpp"]},
+        "native_events_on_to_off": round(dps["native_events"] / dps["native"], 2),
+    }
+    if args.events_only:
+        for k, v in out.items():
+            print(f"{k}: {v}")
+        write_results(out, args.out.with_name("native_events.json"))
+        return
+    out |= {
         "ratio_to_python": {"native_game": round(dps["native"] / dps["python"], 1),
                             "all_cpp_loop": round(dps["cpp"] / dps["python"], 1),
                             **{f"{k}_speedup": round(us[f"{k}_python"] / us[f"{k}_native"], 1)

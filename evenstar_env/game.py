@@ -123,7 +123,9 @@ class Game:
 
     ``Game(seed)`` sets up the board (3.1-3.7) and runs to the first decision.
     ``backend`` is ``"python"`` (the reference engine) or ``"native"`` (the C++ core,
-    bit-identical; no text log); None is the default of ``evenstar_env.native``.
+    bit-identical); None is the default of ``evenstar_env.native`` (Python with ``log``).
+    ``events=True`` records the event stream (`events`, docs/events.md); ``log=True``
+    too, and `log` renders it as text lines.
 
     `seed` is an integer in 0..2**64-1 (a Python or numpy integer; strings, floats
     and bools raise TypeError, values outside the range ValueError).  It seeds the
@@ -141,7 +143,7 @@ class Game:
     backend = "python"
 
     def __new__(cls, seed: int = 0, *, backend: str | None = None, log: bool = False,
-                _state: State | None = None, **kw: Any) -> Game:
+                events: bool = False, _state: State | None = None, **kw: Any) -> Game:
         if cls is Game and _state is None and not (log and backend is None):
             from . import native
 
@@ -156,16 +158,17 @@ class Game:
         return object.__new__(cls)
 
     def __init__(self, seed: int = 0, *, content: Content | None = None, log: bool = False,
-                 _state: State | None = None, backend: str | None = None) -> None:
+                 events: bool = False, _state: State | None = None,
+                 backend: str | None = None) -> None:
         self.content = content or load_content()
         c = self.content
         if _state is not None:  # from clone / from_dict, which set the seed themselves
             self.seed: int | None = None
-            self._m = Machine(c, _state, log)
+            self._m = Machine(c, _state, log or events)
             return
         self.seed = check_seed(seed)
         s = new_state(c)
-        self._m = Machine(c, s, log)
+        self._m = Machine(c, s, log or events)
         s.rng = seed_streams(self.seed)
         self._setup()
         self._m.run()
@@ -430,7 +433,36 @@ class Game:
 
     @property
     def log(self) -> list[str]:
-        return list(self._m.log_lines or [])
+        """The event stream rendered as English lines, "T<turn> <text>" (everything:
+        an experimenter's view); empty when the stream is off (``log=True`` turns it on)."""
+        from .events import render
+
+        return [f"T{r['turn']} {render(r, self.content)}" for r in self.events("all")]
+
+    @property
+    def events_on(self) -> bool:
+        """Whether this game records its event stream (``Game(..., events=True)`` or log)."""
+        return self._m.events is not None
+
+    def events(self, viewer: str | None = "all", since: int = 0) -> list[dict[str, Any]]:
+        """The event records from number `since` on, filtered for `viewer` ("usa", "china",
+        None: a spectator of a running game, "all": everything); docs/events.md."""
+        from .events import for_viewer, to_records
+
+        tuples = self._event_tuples()
+        if tuples is None:
+            return []
+        since = _count(since, "since", len(tuples))
+        return for_viewer(to_records(tuples[since:], since), viewer)
+
+    def start_events(self) -> None:
+        """Turn the event stream on from now (a copy, a loaded snapshot); records are
+        numbered from 0 here.  Nothing happens if it is on already."""
+        if self._m.events is None:
+            self._m.events = []
+
+    def _event_tuples(self) -> list[tuple[int, ...]] | None:
+        return self._m.events
 
     # ------------------------------------------------------------ content
     @classmethod
@@ -552,14 +584,15 @@ class Game:
     def _scenario(self, change: Callable[[State], None]) -> None:
         """Apply a checked change and re-ask the pending decision; undo it all if that fails."""
         m = self._m
-        before, n_log = m.s.copy(), len(m.log_lines or ())
+        before, n_events = m.s.copy(), len(self._event_tuples() or ())
         try:
             change(m.s)
             self._refresh()
         except Exception as exc:
             self._restore(before)
-            if m.log_lines is not None:
-                del m.log_lines[n_log:]
+            events = self._event_tuples()
+            if events is not None:
+                del events[n_events:]
             raise ValueError(f"this change leaves the pending decision with no way on, "
                              f"undone: {type(exc).__name__}: {exc}") from exc
 

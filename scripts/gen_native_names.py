@@ -32,6 +32,10 @@ def render() -> str:
     out.append(_enum("FrameOp", "F_", names.frame_names()))
     out.append("\n" + _enum("EffectOp", "E_", names.effect_names()))
     out.append("\n" + _enum("DecisionKind", "K_", names.decision_kinds()))
+    out.append("\n" + _enum("EventType", "EV_", names.event_types()))
+    out.append("\n" + _enum("Cause", "CA_", names.causes()))
+    nf = names.event_fields()
+    out.append(f"\nconstexpr int EV_NF = {nf};  // fields of the longest record\n")
     for enum, prefix, fields in names.TABLE_ENUMS:
         out.append("\n" + _enum(enum, prefix, list(fields)))
     out.append("\n}  // namespace evenstar\n")

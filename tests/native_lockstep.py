@@ -4,7 +4,9 @@ Both games get one seed; a seeded generator picks an index into ``legal_actions(
 (or the cautious agent picks an action); every step compares the player, kind, legal
 actions, context, every state array and both players' observations (the C++ encoder
 on the native game against the Python encoder on the Python game, as bits), and
-every 16 steps and at the end the whole ``to_dict()`` (and its JSON text).
+every 16 steps and at the end the whole ``to_dict()`` (and its JSON text).  With the
+event streams on (every even seed by default), every step also compares the records
+both engines wrote, event by event (docs/events.md).
 """
 
 from __future__ import annotations
@@ -81,13 +83,27 @@ def chooser(kind: str, seed: int) -> Any:
     return lambda g: agent.act(None, g.action_mask(), game=g)
 
 
+def compare_events(py: Game, nat: Game, since: int, where: str) -> int:
+    """The records both games wrote from number `since` on are equal; the new count."""
+    a, b = py.events("all", since), nat.events("all", since)
+    for x, y in zip(a, b, strict=False):
+        assert x == y, f"{where}: event {x['seq']}: python {x} != native {y}"
+    assert len(a) == len(b), f"{where}: {len(a)} python events, {len(b)} native"
+    return since + len(a)
+
+
 def lockstep(seed: int, agent: str = "random", every: int = 16,
-             py: Game | None = None, nat: Game | None = None) -> int:
-    """Play one game in lockstep; the number of steps.  Fails at the first difference."""
-    py = py if py is not None else Game(seed, backend="python")
-    nat = nat if nat is not None else Game(seed, backend="native")
+             py: Game | None = None, nat: Game | None = None,
+             events: bool | None = None) -> int:
+    """Play one game in lockstep; the number of steps.  Fails at the first difference.
+    `events` (default: even seeds) turns both event streams on and compares them."""
+    on = seed % 2 == 0 if events is None else events
+    py = py if py is not None else Game(seed, backend="python", events=on)
+    nat = nat if nat is not None else Game(seed, backend="native", events=on)
+    assert py.events_on == nat.events_on
     pick = chooser(agent, seed)
     compare_full(py, nat, f"seed {seed} start")
+    seen = compare_events(py, nat, 0, f"seed {seed} start")
     step = 0
     while not py.is_over:
         a = pick(py)
@@ -99,5 +115,7 @@ def lockstep(seed: int, agent: str = "random", every: int = 16,
             compare_full(py, nat, where)
         else:
             compare_step(py, nat, where)
+        seen = compare_events(py, nat, seen, where)
     compare_full(py, nat, f"{agent} seed {seed} end")
+    assert not py.events_on or py.events()[-1]["type"] == "game_end", seed
     return step

@@ -1,6 +1,7 @@
 """Differential tests: the native core against the Python reference engine (docs/native.md).
 
-Fast suite: 200 uniform-random and 50 cautious games in lockstep, the golden
+Fast suite: 200 uniform-random and 50 cautious games in lockstep (the event streams
+compared record by record in the even seeds, docs/events.md), the golden
 playthroughs replayed on the native backend, and transfers between backends
 mid-game.  ``-m slow``: 10,000 random and 1,000 cautious games.
 """
@@ -216,7 +217,8 @@ def test_rule_variants_lockstep() -> None:
     for v in variants:
         content = load_variant(v)
         for seed in range(3):
-            lockstep(seed, "random", py=Game(seed, content=content, backend="python"),
-                     nat=Game(seed, content=content, backend="native"))
-        lockstep(7, "cautious", py=Game(7, content=content, backend="python"),
-                 nat=Game(7, content=content, backend="native"))
+            lockstep(seed, "random",
+                     py=Game(seed, content=content, backend="python", events=True),
+                     nat=Game(seed, content=content, backend="native", events=True))
+        lockstep(7, "cautious", py=Game(7, content=content, backend="python", events=True),
+                 nat=Game(7, content=content, backend="native", events=True))

@@ -206,3 +206,42 @@ def score_region(c: Content, s: State, region: str) -> tuple[int, int]:
     names = c.region_names + c.subregion_names
     row = score_all(c, s)[names.index(region)]
     return int(row[0]), int(row[1])
+
+
+def score_detail(c: Content, s: State, row: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The arithmetic of one region's or sub-region's scoring now, per side (US, China):
+    (level 0-3 none/presence/domination/control, its VP, battlegrounds, other countries,
+    countries adjacent to the enemy superpower, total); the totals are `score_all`'s."""
+    usa, chn, au = control_masks(c, s)
+    if row >= len(c.region_names):  # R18: 1 per controlled country, 2 per controlled BG
+        place = c.subregion_matrix[row - len(c.region_names)].astype(bool)
+        out = []
+        for mine in (usa, chn):
+            bg, other = int((mine & place & c.bg).sum()), int((mine & place & ~c.bg).sum())
+            out.append((0, 0, bg, other, 0, 2 * bg + other))
+        return out[0], out[1]
+    place = c.region_matrix[row].astype(bool)
+    bg = c.bg
+
+    def counts(mine: np.ndarray, minus: np.ndarray | None) -> tuple[int, int]:
+        b, o = int((mine & place & bg).sum()), int((mine & place & ~bg).sum())
+        if minus is not None:  # R18: AU lowers the US counts
+            b = max(b - int((minus & place & bg).sum()), 0)
+            o = max(o - int((minus & place & ~bg).sum()), 0)
+        return b, o
+    us_b, us_o = counts(usa, au)
+    cn_b, cn_o = counts(chn, None)
+    box = c.region_values[row]
+    out = []
+    for mine, mb, mn, ob, on, enemy_sp in ((usa, us_b, us_o, cn_b, cn_o, 1),
+                                           (chn, cn_b, cn_o, us_b, us_o, 0)):
+        if mb > ob and mn > on:
+            level = 3
+        elif mb > ob and (mn >= 1 or on == 0):
+            level = 2
+        else:
+            level = 1 if mb + mn >= 1 else 0
+        level_vp = int(box[level - 1]) if level else 0
+        adj = int((mine & place & c.adj_sp[enemy_sp]).sum())
+        out.append((level, level_vp, mb, mn, adj, level_vp + mb + adj))
+    return out[0], out[1]

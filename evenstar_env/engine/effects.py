@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..events import CAUSE as CA
+from ..events import CODE as EV
+from ..events import NEXT_CARD
 from . import board
 from .constants import (
     C_ANTI_US,
     C_CHINA,
     C_USA,
-    CHINA,
     DISCARD,
     DRAW,
     HAND,
@@ -27,7 +29,6 @@ from .constants import (
     RW_NONE,
     RW_WAITING,
     SECURITY,
-    SIDES,
     USA,
 )
 from .machine import EFFECTS, Machine, effect, handler, rel_side, resume, track_index
@@ -107,11 +108,7 @@ def _pick_resume(m: Machine, f: tuple, a: int) -> None:
     eff = m.c.effects[eid]
     i = a - m.space.country0
     pts = min(eff.per_country, left) if eff.lump and eff.per_country else 1
-    if eff.op == "add_influence":
-        board.add(m.c, m.s, i, kind, pts)
-    else:
-        board.reduce(m.s, i, kind, pts)
-    m.log(f"{eff.op.split('_')[0]} {pts} {kind} in {m.country(i)}")
+    m.influence(i, kind, pts if eff.op == "add_influence" else -pts, CA["effect"], eid)
     if left - pts > 0:
         m.s.stack.append(("pick", eid, executor, kind, left - pts, cands, chosen + (i,)))
 
@@ -119,18 +116,17 @@ def _pick_resume(m: Machine, f: tuple, a: int) -> None:
 @effect("remove_all_influence")
 def _remove_all(m: Machine, eff, executor: int) -> None:
     kind = board.kind_code(eff.kind, executor)
+    eid = m.c.eid(eff)
     for i in np.flatnonzero(board.select(m.c, m.s, eff.where, executor)):
-        board.remove_all(m.s, int(i), kind)
+        m.remove_influence(int(i), kind, CA["effect"], eid)
 
 
 @effect("each_country")
 def _each(m: Machine, eff, executor: int) -> None:
     kind = board.kind_code(eff.kind, executor)
+    eid = m.c.eid(eff)
     for i in np.flatnonzero(board.select(m.c, m.s, eff.where, executor)):
-        if eff.points > 0:
-            board.add(m.c, m.s, int(i), kind, eff.points)
-        else:
-            board.reduce(m.s, int(i), kind, -eff.points)
+        m.influence(int(i), kind, eff.points, CA["effect"], eid)
 
 
 # ----------------------------------------------------------- numbers
@@ -139,20 +135,19 @@ def _each(m: Machine, eff, executor: int) -> None:
 @effect("vp")
 def _vp(m: Machine, eff, executor: int) -> None:
     p = rel_side(eff.side, executor)
-    m.add_vp(p, eff.amount)
-    m.log(f"{SIDES[p]} {eff.amount:+d} VP")
+    m.add_vp(p, eff.amount, None, CA["effect"], m.c.eid(eff))
 
 
 @effect("reserves")
 def _reserves(m: Machine, eff, executor: int) -> None:
     p = rel_side(eff.side, executor)
-    m.s.reserves[p] = max(int(m.s.reserves[p]) + eff.amount, 0)
+    m.set_reserves(p, max(int(m.s.reserves[p]) + eff.amount, 0), CA["effect"], m.c.eid(eff))
 
 
 @effect("track")
 def _track(m: Machine, eff, executor: int) -> None:
     side = None if eff.side is None else rel_side(eff.side, executor)
-    m.move_track(track_index(eff.track, side), eff.delta)
+    m.move_track(track_index(eff.track, side), eff.delta, CA["effect"], m.c.eid(eff))
 
 
 # ----------------------------------------------------------- cards
@@ -174,11 +169,14 @@ def draw_cards(m: Machine, p: int, k: int) -> int:
             if not pile:
                 s.card_loc[s.card_loc == DISCARD] = DRAW
                 pile = np.flatnonzero(s.card_loc == DRAW).tolist()
+                if pile:
+                    m.ev(EV["reshuffle"], len(pile))
                 if not pile:
                     break
         # The pile stays in index order, as a fresh flatnonzero would give it.
         card = pile.pop(m.below(len(pile), DECK))
         s.card_loc[card] = HAND[p]
+        m.ev(EV["draw"], p, card)
         if m.trace is not None:
             m.trace.append(("draw", card))
         drawn += 1
@@ -219,7 +217,7 @@ def _discard_pick(m: Machine, f: tuple) -> None:
 
 def _do_discard(m: Machine, f: tuple, card: int) -> None:
     m.s.card_loc[card] = DISCARD  # 5.4: a discarded card's event does not happen
-    m.log(f"{SIDES[f[3]]} discards {m.card_name(card)}")
+    m.ev(EV["discard"], f[3], card, CA["effect"], f[1])
     if f[4] > 1:
         m.s.stack.append(f[:4] + (f[4] - 1,))
 
@@ -233,7 +231,8 @@ def _discard_resume(m: Machine, f: tuple, a: int) -> None:
 def _reveal(m: Machine, eff, executor: int) -> None:
     p = rel_side(eff.side, executor)
     m.s.revealed[p] = m.s.card_loc == HAND[p]  # R20: a snapshot of that moment
-    m.log(f"{SIDES[p]} hand revealed to {SIDES[1 - p]}")
+    for card in m.hand(p):
+        m.ev(EV["reveal"], p, card)
 
 
 @effect("next_card")
@@ -242,6 +241,7 @@ def _next(m: Machine, eff, executor: int) -> None:
     slot = {"ops_plus_1": M_NEXT_OPS, "no_event": M_NEXT_NO_EVENT,
             "event_and_ops": M_NEXT_BOTH}[eff.effect]
     m.s.misc[slot + p] = 1
+    m.ev(EV["next_card"], p, NEXT_CARD.index(eff.effect))
 
 
 @effect("cancel")
@@ -249,16 +249,12 @@ def _cancel(m: Machine, eff, executor: int) -> None:
     i = m.c.card_by_id[eff.card]
     if m.s.card_loc[i] == IN_PLAY:
         m.s.card_loc[i] = REMOVED  # cancelled: it leaves the game (docs/rules.md 2.1)
-        m.log(f"{m.card_name(i)} is cancelled and removed from the game")
+        m.ev(EV["cancel"], i)
 
 
 @effect("score")
 def _score(m: Machine, eff, executor: int) -> None:
-    u, c = board.score_region(m.c, m.s, eff.region)
-    col = m.region_column(eff.region)
-    m.add_vp(USA, u, col)
-    m.add_vp(CHINA, c, col)
-    m.log(f"{eff.region} scored: US {u}, China {c}")
+    m.score(m.region_column(eff.region), CA["effect"], m.c.eid(eff))
 
 
 # ----------------------------------------------------------- map flags
@@ -266,7 +262,9 @@ def _score(m: Machine, eff, executor: int) -> None:
 
 @effect("non_realignable")
 def _nonrealign(m: Machine, eff, executor: int) -> None:
-    m.s.non_realignable[board.select(m.c, m.s, eff.where, executor)] = eff.value
+    where = board.select(m.c, m.s, eff.where, executor)
+    m.s.non_realignable[where] = eff.value
+    m.ev(EV["non_realignable"], m.c.eid(eff), eff.value, np.count_nonzero(where))
 
 
 # ----------------------------------------------------------- control flow
@@ -291,7 +289,7 @@ def _choice_ask(m: Machine, f: tuple) -> None:
 @resume("choice")
 def _choice_resume(m: Machine, f: tuple, a: int) -> None:
     option = m.c.effects[f[1]].options[a - m.space.option0]
-    m.log(f"chose: {option.label}")
+    m.ev(EV["option"], f[2], f[1], a - m.space.option0)
     m.push_effects(m.c.eids(option.effects), f[2])
 
 
@@ -299,14 +297,14 @@ def _choice_resume(m: Machine, f: tuple, a: int) -> None:
 def _roll(m: Machine, eff, executor: int) -> None:
     p = rel_side(eff.side, executor)
     die = m.roll()
-    total = die + eff.modifier
+    per = 0
     if eff.modifier_per is not None:
-        total += int(board.select(m.c, m.s, eff.modifier_per, executor).sum())
-    m.log(f"{SIDES[p]} rolls {die} (modified {total})")
-    for outcome in eff.outcomes:
-        if total <= outcome.max:
-            m.push_effects(m.c.eids(outcome.effects), executor)
-            return
+        per = int(board.select(m.c, m.s, eff.modifier_per, executor).sum())
+    total = die + eff.modifier + per
+    k = next((k for k, o in enumerate(eff.outcomes) if total <= o.max), -1)
+    m.ev(EV["roll"], p, m.c.eid(eff), die, eff.modifier, per, total, k)
+    if k >= 0:
+        m.push_effects(m.c.eids(eff.outcomes[k].effects), executor)
 
 
 @effect("if")
@@ -336,22 +334,23 @@ def _rw(m: Machine, eff, executor: int) -> None:
     """8.1.5, R19: activate now, or once Ukraine stops being China-controlled."""
     if m.s.misc[M_RW_STATE] == RW_NONE:
         m.s.misc[M_RW_STATE] = RW_WAITING
+        m.ev(EV["russia_ukraine"], 0, 0, 0)
         m.check_ukraine()
 
 
 @effect("replace_influence")
 def _replace(m: Machine, eff, executor: int) -> None:
     add_kind = board.kind_code(eff.add, executor)
+    eid = m.c.eid(eff)
     for i in np.flatnonzero(board.select(m.c, m.s, eff.where, executor)):
         i = int(i)
         total = 0
         for kind in eff.remove:
             k = board.kind_code(kind, executor)
             total += board.amount(m.s, i, k)
-            board.remove_all(m.s, i, k)
+            m.remove_influence(i, k, CA["effect"], eid)
         if total:
-            board.add(m.c, m.s, i, add_kind, total)
-            m.log(f"{m.country(i)}: {total} replaced by {add_kind}")
+            m.influence(i, add_kind, total, CA["effect"], eid)
 
 
 @effect("war")
@@ -367,7 +366,7 @@ def _war(m: Machine, eff, executor: int) -> None:
     die = m.roll()
     total = die + int(own.sum()) - int(enemy.sum())
     won = total >= eff.win_on
-    m.log(f"{SIDES[p]} wages war on {eff.target}: die {die}, modified {total}: "
-          f"{'victory' if won else 'failure'}")
-    m.move_track(SECURITY, -eff.security_loss)
+    eid = c.eid(eff)
+    m.ev(EV["war"], p, t, die, own.sum(), enemy.sum(), total, eff.win_on, won)
+    m.move_track(SECURITY, -eff.security_loss, CA["effect"], eid)
     m.push_effects(c.eids(eff.success if won else eff.failure), executor)

@@ -10,12 +10,15 @@ tuples, so the whole machine state is copied and serialised with the arrays.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..content import Content
 from ..content.schema import Condition
+from ..events import CODE as EV
+from ..events import KINDS, decision_kinds
 from . import board
 from .actions import ActionSpace
 from .constants import (
@@ -35,6 +38,7 @@ from .constants import (
     M_PHASE,
     M_RESOLVING,
     M_RESPONSIBLE,
+    M_ROUND,
     M_RUSSIA_DEFERRED,
     M_RW_ADDED,
     M_RW_K,
@@ -87,11 +91,12 @@ def effect(op: str) -> Callable:
 class Machine:
     """Runs frames; owns the state, the content and the action space."""
 
-    def __init__(self, content: Content, state: State, log: bool = False) -> None:
+    def __init__(self, content: Content, state: State, events: bool = False) -> None:
         self.c = content
         self.s = state
         self.space = ActionSpace.for_content(content)
-        self.log_lines: list[str] | None = [] if log else None
+        # The event stream (evenstar_env/events.py): compact tuples, when it is on.
+        self.events: list[tuple[int, ...]] | None = [] if events else None
         # Chance outcomes in order, when a caller sets a list here (paired-seed checks).
         self.trace: list[tuple[str, int]] | None = None
 
@@ -116,12 +121,55 @@ class Machine:
             s.stack.append(("resolved",))
         s.stack.extend(frames)
 
-    def add_vp(self, p: int, amount: int, column: int | None = None) -> None:
+    def add_vp(self, p: int, amount: int, column: int | None, cause: int, cid: int = -1) -> None:
         """Add VP to p's counter, booked to a region column or the current source."""
         s = self.s
         s.vp[p] += amount
-        s.vp_source[p, self.source_column(s.misc[M_VP_SOURCE]) if column is None
-                    else column] += amount
+        if column is None:
+            column = self.source_column(s.misc[M_VP_SOURCE])
+        s.vp_source[p, column] += amount
+        if amount:
+            self.ev(EV["vp"], p, amount, s.vp[p], column, cause, cid)
+
+    def influence(self, i: int, kind: str, points: int, cause: int, cid: int = -1) -> None:
+        """Add (points > 0) or reduce (points < 0) influence of a kind (board.add/reduce)."""
+        s = self.s
+        us0, cn0 = int(s.inf_us[i]), int(s.inf_cn[i])
+        if points > 0:
+            board.add(self.c, s, i, kind, points)
+        else:
+            board.reduce(s, i, kind, -points)
+        self._influence_event(i, kind, points, us0, cn0, cause, cid)
+
+    def remove_influence(self, i: int, kind: str, cause: int, cid: int = -1) -> None:
+        """Remove every point of a kind (board.remove_all)."""
+        s = self.s
+        us0, cn0 = int(s.inf_us[i]), int(s.inf_cn[i])
+        gone = board.amount(s, i, kind)
+        board.remove_all(s, i, kind)
+        self._influence_event(i, kind, -gone, us0, cn0, cause, cid)
+
+    def _influence_event(self, i: int, kind: str, points: int, us0: int, cn0: int, cause: int,
+                         cid: int) -> None:
+        s = self.s
+        us1, cn1 = int(s.inf_us[i]), int(s.inf_cn[i])
+        if (us0, cn0) != (us1, cn1):
+            self.ev(EV["influence"], i, KINDS.index(kind), points, us0, us1, cn0, cn1, cause, cid)
+
+    def score(self, row: int, cause: int, cid: int = -1) -> None:
+        """Score a region or sub-region (row of region_names + subregion_names) now (10.1)."""
+        us, cn = board.score_detail(self.c, self.s, row)
+        self.ev(EV["score"], row, cause, cid, *us, *cn)
+        self.add_vp(USA, us[-1], row, cause, cid)
+        self.add_vp(CHINA, cn[-1], row, cause, cid)
+
+    def set_reserves(self, p: int, value: int, cause: int, cid: int = -1) -> None:
+        """Set p's reserves (an event record when they change)."""
+        s = self.s
+        before = int(s.reserves[p])
+        s.reserves[p] = value
+        if value != before:
+            self.ev(EV["reserves"], p, before, value, cause, cid)
 
     def region_column(self, region: str) -> int:
         """The VP-source column of a region or sub-region."""
@@ -157,9 +205,12 @@ class Machine:
 
     def apply(self, action: int) -> None:
         s = self.s
-        frame = s.pending[0]
+        pending = s.pending
+        frame = pending[0]
         s.pending = None
         s.misc[M_DECISIONS] += 1
+        if self.events is not None:
+            self.ev(EV["decision"], pending[1], decision_kinds().index(pending[2]), action)
         RESUMES[frame[0]](self, frame, action)
         if s.misc[M_END_FLAG] and not s.misc[M_RESOLVING]:
             self.check_end()
@@ -176,12 +227,14 @@ class Machine:
         s.misc[M_RW_STATE] = RW_ACTIVE
         s.misc[M_RW_K] = 1
         s.misc[M_RW_ADDED] = 0
-        self.log("Russia-Ukraine war: the US must add 1 influence to Ukraine this turn")
+        self.ev(EV["russia_ukraine"], 1, 1, 0)
 
     # ------------------------------------------------------------ helpers
-    def log(self, text: str) -> None:
-        if self.log_lines is not None:
-            self.log_lines.append(f"T{self.s.misc[M_TURN]} {text}")
+    def ev(self, code: int, *fields: int) -> None:
+        """Append an event record (events.EVENTS[code]'s fields) when the stream is on."""
+        if self.events is not None:
+            m = self.s.misc
+            self.events.append((code, int(m[M_TURN]), int(m[M_ROUND]), *map(int, fields)))
 
     def roll(self) -> int:
         """The next die (the dice stream; forced dice first)."""
@@ -220,7 +273,7 @@ class Machine:
             return len(self.c.russia_boxes)
         return len(self.c.tech_boxes[t - TECH])
 
-    def move_track(self, t: int, delta: int) -> None:
+    def move_track(self, t: int, delta: int, cause: int, cid: int = -1) -> None:
         """Move a track, clamped; flag immediate ends (R21); push box effects."""
         s = self.s
         old = int(s.tracks[t])
@@ -229,6 +282,7 @@ class Machine:
         if new == old:
             return
         s.tracks[t] = new
+        self.ev(EV["track"], t, old, new, cause, cid)
         if t in (SOCIAL, SOCIAL + 1, ECONOMY, ECONOMY + 1) and new == 1:
             s.misc[M_COLLAPSE + (t % 2)] = 1
             s.misc[M_END_FLAG] = 1
@@ -285,7 +339,10 @@ class Machine:
         s.stack.clear()
         s.pending = None
         s.misc[M_PHASE] = P_OVER
-        self.log(f"game over: {reason}")
+        if self.events is not None:
+            from ..native.frames import reason_code
+
+            self.ev(EV["game_end"], -1 if winner is None else winner, *reason_code(reason))
 
     # ------------------------------------------------------------ cards
     def modified_ops(self, card: int, p: int, next_plus: bool = False) -> int:
@@ -387,7 +444,18 @@ def track_index(name: str, side: int | None) -> int:
 
 @handler("log")
 def _log(m: Machine, f: tuple) -> None:
-    m.log(f[1])
+    """A track box is reached: its effects run next."""
+    if m.events is not None:
+        m.ev(EV["box"], *box_of_log(m.c)[f[1]])
+
+
+@lru_cache(maxsize=8)
+def box_of_log(c: Content) -> dict[str, tuple[int, int]]:
+    """(track, level) of every track-box log frame's text."""
+    out = {f"Russia track: {b.name}": (RUSSIA, k + 1) for k, b in enumerate(c.russia_boxes)}
+    for p, boxes in enumerate(c.tech_boxes):
+        out.update({f"{SIDES[p]} tech: {b.name}": (TECH + p, k + 1) for k, b in enumerate(boxes)})
+    return out
 
 
 @handler("resolved")

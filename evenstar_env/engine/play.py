@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..events import CAUSE as CA
+from ..events import CODE as EV
 from . import board
 from .constants import (
     CHINA,
@@ -29,7 +31,6 @@ from .constants import (
     MODE_SOCIAL,
     MODE_TECH,
     MODE_TRADE,
-    MODES,
     NEUTRAL,
     PLAYING,
     REMOVED,
@@ -60,8 +61,9 @@ def _round(m: Machine, f: tuple) -> None:
     s.misc[M_PHASING] = p
     s.misc[M_RESPONSIBLE] = p
     if not (s.card_loc == HAND[p]).any():
-        m.log(f"{SIDES[p]} has no card and skips round {r}")
+        m.ev(EV["skip"], p)
         return
+    m.ev(EV["round"], p)
     m.push(("spend", p), ("play", p))
 
 
@@ -96,27 +98,26 @@ def _spend_resume(m: Machine, f: tuple, a: int) -> None:
     what = a - m.space.spend0
     m.s.stack.append(f)  # ask again after this spend
     if what == SPEND_RUSSIA:
-        s.reserves[p] -= c.rules.russia_spend_price
+        m.set_reserves(p, int(s.reserves[p]) - c.rules.russia_spend_price, CA["spend"], what)
         # R22: the marker moves now; the box's effect waits until the card play is over,
         # run by a frame beneath the "play" frame (after any box still waiting).
         if not s.misc[M_RUSSIA_DEFERRED]:
             s.stack.insert(len(s.stack) - 2, ("russia_deferred",))
         s.misc[M_RUSSIA_DEFERRED] += 1
         s.tracks[RUSSIA] += 1
-        m.log("China spends reserves: Russia track +1 (its box resolves after the card)")
+        m.ev(EV["track"], RUSSIA, s.tracks[RUSSIA] - 1, s.tracks[RUSSIA], CA["spend"], what)
     elif what == SPEND_TECH:
-        s.reserves[p] -= c.tech_boxes[USA][int(s.tracks[TECH])].price
-        m.log("US spends reserves: US tech +1")
-        m.move_track(TECH + USA, 1)  # R11: resolves at once, before the card play
+        price = c.tech_boxes[USA][int(s.tracks[TECH])].price
+        m.set_reserves(p, int(s.reserves[p]) - price, CA["spend"], what)
+        m.move_track(TECH + USA, 1, CA["spend"], what)  # R11: at once, before the card play
     else:
-        s.reserves[p] -= c.rules.diplomacy_spend_price
-        m.move_track(DIPLOMACY, 1)
-        m.log(f"{SIDES[p]} spends reserves: diplomacy +1")
+        m.set_reserves(p, int(s.reserves[p]) - c.rules.diplomacy_spend_price, CA["spend"], what)
+        m.move_track(DIPLOMACY, 1, CA["spend"], what)
 
 
 @handler("russia_step")
 def _russia_step(m: Machine, f: tuple) -> None:
-    m.move_track(RUSSIA, 1)
+    m.move_track(RUSSIA, 1, CA["russia_card"])
 
 
 @handler("russia_deferred")
@@ -210,7 +211,7 @@ def _mode_resume(m: Machine, f: tuple, a: int) -> None:
             s.misc[k + p] = 0
     ops = m.modified_ops(card, p, plus)
     s.card_loc[card] = PLAYING
-    m.log(f"{SIDES[p]} plays {m.card_name(card)} ({MODES[mode]}, {ops} ops)")
+    m.ev(EV["play"], p, card, mode, ops)
     tail: list[tuple] = [("card_done", card)]
     if c.cards[card].russia:
         tail.append(("russia_step",))  # 7.6, 5.2: the Russia step resolves last
@@ -300,7 +301,7 @@ def _event(m: Machine, f: tuple) -> None:
     _, card, executor, p = f
     s, c = m.s, m.c
     if not m.can_happen(card, executor):
-        m.log(f"the event of {m.card_name(card)} cannot happen")
+        m.ev(EV["event_blocked"], card)
         return
     if c.cards[card].pay_discard is not None:
         s.stack.append(("pay", card, executor, p))
@@ -318,7 +319,7 @@ def fire_event(m: Machine, card: int, executor: int) -> None:
         s.card_loc[card] = IN_PLAY
     elif cd.removed:
         s.card_loc[card] = REMOVED
-    m.log(f"event: {cd.name} ({SIDES[executor]})")
+    m.ev(EV["event"], card, executor, s.card_loc[card])
     m.push_effects(c.eids(cd.effects), executor, SRC_EVENT)
 
 
@@ -332,7 +333,7 @@ def _pay(m: Machine, f: tuple) -> None:
     cards = [i for i in m.hand(executor) if m.c.card_ops[i] >= m.c.cards[card].pay_discard]
     legal = [m.space.card0 + i for i in cards] + ([m.space.no] if p != executor else [])
     if not cards:
-        m.log(f"the event of {m.card_name(card)} cannot happen")
+        m.ev(EV["event_blocked"], card)
         return
     m.ask(f, executor, "discard", legal, {"side": executor, "card": card})
 
@@ -341,11 +342,11 @@ def _pay(m: Machine, f: tuple) -> None:
 def _pay_resume(m: Machine, f: tuple, a: int) -> None:
     _, card, executor, _p = f
     if a == m.space.no:
-        m.log(f"{SIDES[executor]} does not pay: the event of {m.card_name(card)} does not happen")
+        m.ev(EV["no_pay"], executor, card)
         return
     paid = a - m.space.card0
     m.s.card_loc[paid] = DISCARD  # 5.4: a discarded card's event does not happen
-    m.log(f"{SIDES[executor]} discards {m.card_name(paid)} to pay for {m.card_name(card)}")
+    m.ev(EV["discard"], executor, paid, CA["pay"], card)
     fire_event(m, card, executor)
 
 
@@ -353,6 +354,7 @@ def _pay_resume(m: Machine, f: tuple, a: int) -> None:
 def _card_done(m: Machine, f: tuple) -> None:
     if m.s.card_loc[f[1]] == PLAYING:
         m.s.card_loc[f[1]] = DISCARD
+        m.ev(EV["discard"], -1, f[1], CA["played"], -1)
 
 
 # ----------------------------------------------------------- ops actions
@@ -419,8 +421,7 @@ def _place_resume(m: Machine, f: tuple, a: int) -> None:
     _, p, left, elig = f
     i = a - m.space.country0
     cost = board.placement_cost(m.c, m.s, p, i)  # 6.1.2: recomputed for every point
-    board.add(m.c, m.s, i, SIDES[p], 1)
-    m.log(f"{SIDES[p]} places 1 in {m.country(i)} (cost {cost})")
+    m.influence(i, SIDES[p], 1, CA["place"], cost)
     if left - cost > 0:
         m.s.stack.append(("place", p, left - cost, elig))
 
@@ -445,28 +446,29 @@ def realign(m: Machine, p: int, i: int, ops: int) -> None:
     mod = int(c.adj_sp[p, i]) - int(c.adj_sp[1 - p, i])
     result = ops + die + mod - (int(c.stab[i]) + 2)
     security_before = int(s.tracks[SECURITY])
-    m.log(f"{SIDES[p]} realigns {m.country(i)}: die {die}, result {result}")
+    m.ev(EV["realign"], p, i, ops, die, mod, int(c.stab[i]) + 2, result)
+    cause = CA["realign"]
     if result > 0:
         if p == USA:
             au = board.amount(s, i, "anti_us")
             take = min(au, result)
-            board.add(c, s, i, "usa", take)  # removes AU (R1)
+            m.influence(i, "usa", take, cause, i)  # removes AU (R1)
             rest = result - take
             cn = int(s.inf_cn[i])
-            board.reduce(s, i, "china", min(cn, rest))
+            m.influence(i, "china", -min(cn, rest), cause, i)
             rest -= min(cn, rest)
             if rest:
-                board.add(c, s, i, "usa", rest)
+                m.influence(i, "usa", rest, cause, i)
         else:
-            board.add(c, s, i, "anti_us", result)  # removes US first, rest as AU (6.2.6)
+            m.influence(i, "anti_us", result, cause, i)  # removes US first, rest AU (6.2.6)
     us, cn, au = (board.amount(s, i, k) for k in ("usa", "china", "anti_us"))
     own, oth = (us, cn + au) if p == USA else (cn + au, us)
     bg = bool(c.bg[i])
     if own <= oth:
-        m.move_track(SECURITY, -1)
+        m.move_track(SECURITY, -1, cause, i)
     dip = (own > oth and bg) or (p == CHINA and bg and au > 0) or security_before == 1
     if dip:
-        m.move_track(DIPLOMACY, -1)
+        m.move_track(DIPLOMACY, -1, cause, i)
 
 
 @handler("improve")
@@ -474,11 +476,11 @@ def _improve(m: Machine, f: tuple) -> None:
     """Improve social or economy (6.3, R8)."""
     _, p, track, printed = f
     die = m.roll()
-    ok = die <= m.c.rules.improve_success[min(printed, 4)]
-    m.log(f"{SIDES[p]} improves {'social' if track == SOCIAL else 'economy'}: die {die}, "
-          f"{'success' if ok else 'failure'}")
+    need = m.c.rules.improve_success[min(printed, 4)]
+    ok = die <= need
+    m.ev(EV["improve"], p, track + p, printed, die, need, ok)
     if ok:
-        m.move_track(track + p, 1)
+        m.move_track(track + p, 1, CA["improve"])
 
 
 @handler("tech")
@@ -489,17 +491,18 @@ def _tech(m: Machine, f: tuple) -> None:
     die = m.roll()
     if p == CHINA:
         need = 3 if c.card_side[card] == USA else 4
-        m.log(f"China tech race: die {die} (needs <= {need})")
+        m.ev(EV["tech"], p, card, die, need, die <= need)
         if die <= need:
-            m.move_track(TECH + CHINA, 1)
+            m.move_track(TECH + CHINA, 1, CA["tech_race"], card)
     else:
         level = int(s.tracks[SOCIAL + CHINA])
         same_zone = c.zone("social", level) is c.zone("social", level - 1)
         need = 3 if same_zone else 2
-        m.log(f"US sabotage: die {die} (needs <= {need})")
+        m.ev(EV["tech"], p, card, die, need, die <= need)
         if die <= need:
-            m.move_track(SOCIAL + CHINA, -1)
+            m.move_track(SOCIAL + CHINA, -1, CA["sabotage"], card)
     s.card_loc[card] = DISCARD  # 6.4.3, 6.5.3: no event
+    m.ev(EV["discard"], -1, card, CA["played"], -1)
 
 
 @handler("trade")
@@ -515,8 +518,10 @@ def _trade_resume(m: Machine, f: tuple, a: int) -> None:
     """Trade contest (6.6, R10): both roll d6 + economy - 1; the phasing player wins ties."""
     p, i = f[1], a - m.space.country0
     s = m.s
-    mine = m.roll() + int(s.tracks[ECONOMY + p]) - 1
-    theirs = m.roll() + int(s.tracks[ECONOMY + 1 - p]) - 1
-    m.log(f"{SIDES[p]} trade contest in {m.country(i)}: {mine} vs {theirs}")
+    die = m.roll()
+    opp_die = m.roll()
+    econ, opp_econ = int(s.tracks[ECONOMY + p]), int(s.tracks[ECONOMY + 1 - p])
+    mine, theirs = die + econ - 1, opp_die + opp_econ - 1
+    m.ev(EV["trade"], p, i, die, econ, opp_die, opp_econ, mine, theirs, mine >= theirs)
     if mine >= theirs:
-        board.add(m.c, s, i, SIDES[p], 3)
+        m.influence(i, SIDES[p], 3, CA["trade"], i)

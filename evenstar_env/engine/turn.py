@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import board
+from ..events import CAUSE as CA
+from ..events import CODE as EV
 from .constants import (
     CHINA,
     DIPLOMACY,
@@ -80,8 +81,8 @@ def _turn(m: Machine, f: tuple) -> None:
             fresh = (c.hist_era == era_i) & (s.hist_loc == H_OUT)
             fresh &= np.array([sp is None for sp in c.hist_special])
             s.hist_loc[fresh] = H_DECK
-            m.log(f"the {era} era begins")
-    m.log(f"turn {turn} begins")
+            m.ev(EV["era"], era_i)
+    m.ev(EV["turn"])
     m.push(("phase_a",), ("phase_b",), ("phase_c",), ("phase_d",), ("phase_e",),
            ("phase_f",), ("phase_g",), ("phase_h",), ("phase_i",), ("phase_j",))
 
@@ -91,8 +92,9 @@ def _phase_a(m: Machine, f: tuple) -> None:
     """A: diplomacy and regional security +1 each if below 3 (R13); persistent upkeep."""
     s, c = m.s, m.c
     s.misc[M_PHASE] = P_IMPROVE
-    m.move_track(DIPLOMACY, 1)
-    m.move_track(SECURITY, 1)
+    m.ev(EV["phase"], P_IMPROVE)
+    m.move_track(DIPLOMACY, 1, CA["upkeep"])
+    m.move_track(SECURITY, 1, CA["upkeep"])
     for i in c.persistent_cards:
         if s.card_loc[i] == IN_PLAY and c.cards[i].persistent.each_turn:
             m.push_effects(c.eids(c.cards[i].persistent.each_turn), int(s.event_side[i]),
@@ -104,10 +106,11 @@ def _phase_b(m: Machine, f: tuple) -> None:
     """B: this turn's Russia-Ukraine war requirement (8.1.5, R19)."""
     s = m.s
     s.misc[M_PHASE] = P_RUSSIA_UKRAINE
+    m.ev(EV["phase"], P_RUSSIA_UKRAINE)
     if s.misc[M_RW_STATE] == RW_ACTIVE:
         s.misc[M_RW_K] += 1
         s.misc[M_RW_ADDED] = 0
-        m.log(f"Russia-Ukraine war: the US must add {s.misc[M_RW_K]} influence to Ukraine")
+        m.ev(EV["russia_ukraine"], 2, s.misc[M_RW_K], 0)
 
 
 @handler("phase_c")
@@ -129,6 +132,7 @@ def _phase_d(m: Machine, f: tuple) -> None:
     """D: history events (4.6.D, R16)."""
     s, c = m.s, m.c
     s.misc[M_PHASE] = P_HISTORY
+    m.ev(EV["phase"], P_HISTORY)
     frames = []
     s.misc[M_HIST_DRAWN] = s.misc[M_HIST_DRAWN + 1] = 0
     if s.misc[M_TURN] == 1:
@@ -152,7 +156,7 @@ def _history_draw(m: Machine, f: tuple) -> None:
             h = int(deck[m.below(deck.size)])
             s.hist_loc[h] = H_DRAWN
             s.misc[M_HIST_DRAWN + p] = h + 1
-            m.log(f"{SIDES[p]} draws history card {c.history[h].name}")
+            m.ev(EV["history_draw"], p, h)
             frames.append(("history", h, 1))
     m.push(*frames)
 
@@ -168,7 +172,7 @@ def _history(m: Machine, f: tuple) -> None:
     _, h, mods = f
     owner = int(m.c.hist_side[h])
     m.s.misc[M_RESPONSIBLE] = owner  # R21: the card's owner in phase D
-    m.log(f"history event: {m.c.history[h].name} ({SIDES[owner]})")
+    m.ev(EV["history"], h, owner, mods)
     if mods:
         m.push(("modifier", h, USA), ("modifier", h, CHINA), ("history_roll", h, 1))
     else:
@@ -199,19 +203,20 @@ def _history_roll(m: Machine, f: tuple) -> None:
     s, c = m.s, m.c
     owner = int(c.hist_side[h])
     total = 0
+    picks = (-1, -1)
     if mods:
         picks = (s.misc[M_MOD], s.misc[M_MOD + 1])
-        for p in (USA, CHINA):
-            s.reserves[p] -= modifier_cost(m, picks[p])  # every played card is paid (R16)
+        for p in (USA, CHINA):  # every played card is paid (R16)
+            m.set_reserves(p, int(s.reserves[p]) - modifier_cost(m, picks[p]), CA["modifier"],
+                           picks[p])
         for p in (USA, CHINA):
             if picks[1 - p] != MOD_COUNTER:
                 total += MODIFIERS[picks[p]][1]
-        m.log(f"modifiers: US {MODIFIERS[picks[0]][0]}, China {MODIFIERS[picks[1]][0]}")
     die = m.roll()
     roll = die + total
     outcome = 0 if roll <= 1 else 1 if roll <= 3 else 2 if roll <= 5 else 3
     s.hist_loc[h] = H_DONE
-    m.log(f"{SIDES[owner]} rolls {die} (modified {roll}): outcome {outcome + 1}")
+    m.ev(EV["history_roll"], h, owner, picks[0], picks[1], total, die, roll, outcome)
     m.push_effects(c.eids(c.history[h].outcomes[outcome].effects), owner, SRC_HISTORY)
 
 
@@ -220,6 +225,7 @@ def _phase_e(m: Machine, f: tuple) -> None:
     """E: deal up to the hand size read in phase C (R13)."""
     s = m.s
     s.misc[M_PHASE] = P_DEAL
+    m.ev(EV["phase"], P_DEAL)
     for p in (USA, CHINA):
         missing = s.misc[M_HAND_SIZE + p] - int(np.count_nonzero(s.card_loc == HAND[p]))
         if missing > 0:
@@ -229,6 +235,7 @@ def _phase_e(m: Machine, f: tuple) -> None:
 @handler("phase_f")
 def _phase_f(m: Machine, f: tuple) -> None:
     m.s.misc[M_PHASE] = P_HEADLINE
+    m.ev(EV["phase"], P_HEADLINE)
     m.push(("headline", USA), ("headline", CHINA), ("headline_resolve",))
 
 
@@ -256,7 +263,7 @@ def _headline_resolve(m: Machine, f: tuple) -> None:
     picks.sort(key=lambda cp: (-m.modified_ops(cp[0], cp[1]), -cp[1]))
     frames = []
     for card, p in picks:
-        m.log(f"{SIDES[p]} headlines {m.card_name(card)}")
+        m.ev(EV["headline"], p, card, m.modified_ops(card, p))
         frames += [("headline_event", card, p), ("card_done", card)]
         if m.c.cards[card].russia:
             frames.append(("russia_step",))  # 7.6: whenever played, after its event (5.2)
@@ -277,6 +284,7 @@ def _headline_event(m: Machine, f: tuple) -> None:
 def _phase_g(m: Machine, f: tuple) -> None:
     s, c = m.s, m.c
     s.misc[M_PHASE] = P_ACTION
+    m.ev(EV["phase"], P_ACTION)
     frames = [("round", r, p) for r in range(1, c.rules.action_rounds + 1) for p in (USA, CHINA)]
     frames += [("round8", p) for p in (USA, CHINA) if s.misc[M_ROUND8 + p]]
     frames.append(("end_g",))
@@ -304,11 +312,11 @@ def _end_g(m: Machine, f: tuple) -> None:
     s.misc[M_ROUND] = 0
     frames: list[tuple] = []
     if s.misc[M_RW_STATE] == RW_ACTIVE and s.misc[M_RW_ADDED] < s.misc[M_RW_K]:
-        m.log("the US failed the Russia-Ukraine war requirement")
+        m.ev(EV["russia_ukraine"], 3, s.misc[M_RW_K], s.misc[M_RW_ADDED])
         s.misc[M_RESPONSIBLE] = CHINA
-        m.add_vp(CHINA, 2, m.source_column(SRC_UKRAINE_WAR))
-        board.remove_all(s, c.ukraine, "usa")
-        board.add(c, s, c.ukraine, "anti_us", 3)
+        m.add_vp(CHINA, 2, m.source_column(SRC_UKRAINE_WAR), CA["ukraine_war"])
+        m.remove_influence(c.ukraine, "usa", CA["ukraine_war"])
+        m.influence(c.ukraine, "anti_us", 3, CA["ukraine_war"])
         frames.append(("rw_reduce",))
     frames += [("scoring_held",), ("end_discard", USA), ("end_discard", CHINA)]
     m.push(*frames)
@@ -345,7 +353,7 @@ def _end_discard(m: Machine, f: tuple) -> None:
 def _end_discard_resume(m: Machine, f: tuple, a: int) -> None:
     if a != m.space.done:
         m.s.card_loc[a - m.space.card0] = DISCARD
-        m.log(f"{SIDES[f[1]]} discards a card at the end of the turn")
+        m.ev(EV["discard"], f[1], a - m.space.card0, CA["end_turn"], -1)
 
 
 @handler("phase_h")
@@ -353,8 +361,10 @@ def _phase_h(m: Machine, f: tuple) -> None:
     """H: income, optional upgrade, decline, zone effects (9.1.7, R15)."""
     s, c = m.s, m.c
     s.misc[M_PHASE] = P_ECONOMY
+    m.ev(EV["phase"], P_ECONOMY)
     for p in (USA, CHINA):
-        s.reserves[p] += c.zone("economy", int(s.tracks[ECONOMY + p])).income
+        income = c.zone("economy", int(s.tracks[ECONOMY + p])).income
+        m.set_reserves(p, int(s.reserves[p]) + income, CA["income"])
     m.push(("upgrade", USA), ("upgrade", CHINA), ("decline",))
     # R26: persistent reserve income or loss comes with the zone income, before the upgrade.
     for i in reversed(c.persistent_cards):  # pushed last: run first, in card order
@@ -375,18 +385,18 @@ def _upgrade(m: Machine, f: tuple) -> None:
 def _upgrade_resume(m: Machine, f: tuple, a: int) -> None:
     s, c, p = m.s, m.c, f[1]
     if a == m.space.yes:
-        s.reserves[p] -= c.zone("economy", int(s.tracks[ECONOMY + p])).price
-        m.move_track(ECONOMY + p, 1)
-        m.log(f"{SIDES[p]} upgrades its economy")
+        price = c.zone("economy", int(s.tracks[ECONOMY + p])).price
+        m.set_reserves(p, int(s.reserves[p]) - price, CA["upgrade"])
+        m.move_track(ECONOMY + p, 1, CA["upgrade"])
 
 
 @handler("decline")
 def _decline(m: Machine, f: tuple) -> None:
     s, c = m.s, m.c
     for p in (USA, CHINA):  # both declines happen together: both at 1 is a draw (10.3.2)
-        m.move_track(ECONOMY + p, -1)
+        m.move_track(ECONOMY + p, -1, CA["decline"])
         if s.tracks[ECONOMY + p] < 4:
-            m.move_track(SOCIAL + p, -1)
+            m.move_track(SOCIAL + p, -1, CA["decline"])
     if s.misc[M_COLLAPSE] or s.misc[M_COLLAPSE + 1]:
         s.misc[M_END_FLAG] = 1
         return
@@ -402,16 +412,14 @@ def _phase_i(m: Machine, f: tuple) -> None:
     if s.misc[M_TURN] not in c.rules.spare_scoring_turns:
         return
     s.misc[M_PHASE] = P_SCORING
+    m.ev(EV["phase"], P_SCORING)
     left = np.flatnonzero(~s.spare_used)
     if left.size == 0:
         return
     k = int(left[m.below(left.size)])
     s.spare_used[k] = True
-    region = c.rules.spare_scoring[k]
-    u, ch = board.score_region(c, s, region)
-    m.add_vp(USA, u, m.region_column(region))
-    m.add_vp(CHINA, ch, m.region_column(region))
-    m.log(f"spare scoring card: {region}: US {u}, China {ch}")
+    row = m.region_column(c.rules.spare_scoring[k])
+    m.score(row, CA["scoring"], row)
 
 
 @handler("phase_j")
@@ -429,15 +437,13 @@ def _final(m: Machine, f: tuple) -> None:
     """K: final scoring: five regions, then social and economy differences (10.3.3, R18)."""
     s, c = m.s, m.c
     s.misc[M_PHASE] = P_FINAL
-    for region in c.region_names:
-        u, ch = board.score_region(c, s, region)
-        m.add_vp(USA, u, m.region_column(region))
-        m.add_vp(CHINA, ch, m.region_column(region))
-        m.log(f"final scoring {region}: US {u}, China {ch}")
+    m.ev(EV["phase"], P_FINAL)
+    for row in range(len(c.region_names)):
+        m.score(row, CA["final"], row)
     for base, src in ((SOCIAL, SRC_FINAL_SOCIAL), (ECONOMY, SRC_FINAL_ECONOMY)):
         diff = int(s.tracks[base + USA]) - int(s.tracks[base + CHINA])
         if diff:
-            m.add_vp(USA if diff > 0 else CHINA, abs(diff), m.source_column(src))
+            m.add_vp(USA if diff > 0 else CHINA, abs(diff), m.source_column(src), CA["final"])
     u, ch = int(s.vp[USA]), int(s.vp[CHINA])
     if u == ch:
         m.finish(None, f"final scoring: equal VP ({u})")

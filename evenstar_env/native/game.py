@@ -21,6 +21,7 @@ from ..engine.constants import SIDES, VP_SOURCES
 from ..engine.machine import Machine
 from ..engine.rng import seed_streams
 from ..engine.state import ARRAYS, State
+from ..events import EVENTS
 from ..game import Game, IllegalActionError, _side, check_seed, resample_seed
 from . import core, tables_for
 from .frames import FRAME_DTYPE, FrameCodec, pending_context, reason_code, reason_text
@@ -333,10 +334,22 @@ def _machine(content: Content, engine: Any) -> NativeMachine:
     m.c = content
     m.s = NativeState(engine, content)
     m.space = ActionSpace.for_content(content)
-    m.log_lines = None
+    m.events = None
     m._trace = None
     m._obs_size = tables_for(content).obs_size
     return m
+
+
+def event_tuples(rows: np.ndarray) -> list[tuple[int, ...]]:
+    """The native event records (type, turn, round, EV_NF fields) as the Python engine's
+    tuples (type, turn, round, the type's fields)."""
+    out = []
+    for row in rows.tolist():
+        out.append(tuple(row[: 3 + _N_FIELDS[row[0]]]))
+    return out
+
+
+_N_FIELDS = [len(EVENTS[name]) for name in EVENTS]
 
 
 class NativeGame(Game):
@@ -349,12 +362,14 @@ class NativeGame(Game):
     backend = "native"
 
     def __init__(self, seed: int = 0, *, content: Content | None = None, log: bool = False,
-                 _state: State | None = None, backend: str | None = None) -> None:
-        if log:
-            raise ValueError("the native core keeps no text log: use backend='python' for log=True")
+                 events: bool = False, _state: State | None = None,
+                 backend: str | None = None) -> None:
         self.content = content or load_content()
         engine = self._engine = core().Engine(tables_for(self.content))
         self._m = _machine(self.content, engine)
+        if log or events:
+            self._m.events = []
+            engine.set_events(True)
         if _state is not None:  # from from_dict, which sets the seed
             self.seed: int | None = None
             self._m.s.load(_state.to_dict())
@@ -468,6 +483,18 @@ class NativeGame(Game):
     def _refresh(self) -> None:
         self._engine.refresh()
         self._m.sync_trace()
+
+    def start_events(self) -> None:
+        if self._m.events is None:
+            self._m.events = []
+            self._engine.set_events(True)
+
+    def _event_tuples(self) -> list[tuple[int, ...]] | None:
+        """The stream so far: the native records taken since the last call appended."""
+        m = self._m
+        if m.events is not None:
+            m.events.extend(event_tuples(self._engine.take_events()))
+        return m.events
 
     @property
     def turn(self) -> int:

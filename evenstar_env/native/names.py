@@ -31,6 +31,27 @@ def decision_kinds() -> list[str]:
     return sorted(DECISION_TEXT)
 
 
+def event_types() -> list[str]:
+    """The event record types (evenstar_env.events.TYPES, in code order)."""
+    from ..events import TYPES
+
+    return list(TYPES)
+
+
+def causes() -> list[str]:
+    """The causes of event records (evenstar_env.events.CAUSES, in code order)."""
+    from ..events import CAUSES
+
+    return list(CAUSES)
+
+
+def event_fields() -> int:
+    """Integer fields of the longest event record (the native record's slots)."""
+    from ..events import N_FIELDS
+
+    return N_FIELDS
+
+
 # One record per effect id (c.effects order); -1 is "absent" unless said otherwise.
 EFFECT_FIELDS = (
     "op", "kind", "points", "where", "per_country", "max_countries", "lump", "chooser", "side",

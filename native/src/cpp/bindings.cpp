@@ -229,6 +229,19 @@ NB_MODULE(_core, m) {
             out.swap(e.trace);
             return out;
         })
+        .def("set_events", [](Engine& e, bool on) { e.eventing = on; e.events.clear(); },
+             "record the event stream (off: nothing is recorded)")
+        .def("take_events", [](Engine& e) {
+            // The records since the last call, as an (n, 3 + EV_NF) int32 array.
+            size_t n = e.events.size(), w = 3 + EV_NF;
+            static_assert(sizeof(EventRec) == sizeof(int32_t) * (3 + EV_NF), "EventRec layout");
+            auto* data = new int32_t[n * w + 1];
+            if (n) std::memcpy(data, e.events.data(), n * sizeof(EventRec));
+            e.events.clear();
+            nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int32_t*>(p); });
+            size_t shape[2] = {n, w};
+            return nb::ndarray<nb::numpy, int32_t, nb::ndim<2>>(data, 2, shape, owner);
+        })
         .def("add_forced", [](Engine& e, std::vector<int> dice) {
             for (int d : dice) {
                 if (e.s->n_forced >= MAXFORCED) throw EngineError("too many forced dice");

@@ -142,4 +142,31 @@ void Machine::score_row(int row, int& us_out, int& cn_out, const int* known_ctrl
     cn_out = level(cnb, cnn, us_bg, us_nbg) + cnb + cn_adj;
 }
 
+void Machine::score_detail(int row, int out[12]) const {
+    // board.score_detail: per side (level, level VP, BGs, others, adjacent, total).
+    const CSet& P = t.region_set[row];
+    int usb = 0, usn = 0, aub = 0, aun = 0, cnb = 0, cnn = 0, us_adj = 0, cn_adj = 0;
+    P.each([&](int i) {
+        int c = controller_of(i);
+        bool b = t.bg_set.has(i);
+        if (c == C_USA) { (b ? usb : usn)++; if (t.adj_sp_set[1].has(i)) us_adj++; }
+        if (c == C_CHINA) { (b ? cnb : cnn)++; if (t.adj_sp_set[0].has(i)) cn_adj++; }
+        if (c == C_ANTI_US) (b ? aub : aun)++;
+    });
+    if (row >= t.n_regions) {  // R18: no AU effect, 1 per country, 2 per BG
+        const int v[12] = {0, 0, usb, usn, 0, 2 * usb + usn, 0, 0, cnb, cnn, 0, 2 * cnb + cnn};
+        for (int k = 0; k < 12; ++k) out[k] = v[k];
+        return;
+    }
+    int us_bg = std::max(usb - aub, 0), us_nbg = std::max(usn - aun, 0);
+    auto side = [&](int* o, int mb, int mn, int ob, int on, int adj) {
+        int level = (mb > ob && mn > on) ? 3 : (mb > ob && (mn >= 1 || on == 0)) ? 2
+                    : (mb + mn >= 1) ? 1 : 0;
+        int lvp = level ? t.region_values(row, level - 1) : 0;
+        o[0] = level; o[1] = lvp; o[2] = mb; o[3] = mn; o[4] = adj; o[5] = lvp + mb + adj;
+    };
+    side(out, us_bg, us_nbg, cnb, cnn, us_adj);
+    side(out + 6, cnb, cnn, us_bg, us_nbg, cn_adj);
+}
+
 }  // namespace evenstar

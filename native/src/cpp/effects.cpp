@@ -33,28 +33,29 @@ void Machine::run_effect(int eid, int executor) {
         }
         case E_REMOVE_ALL_INFLUENCE: {
             int kind = kind_code(E(eid, EF_KIND), executor);
-            select(E(eid, EF_WHERE), executor).each([&](int i) { remove_all(i, kind); });
+            select(E(eid, EF_WHERE), executor).each([&](int i) {
+                remove_influence(i, kind, CA_EFFECT, eid);
+            });
             return;
         }
         case E_EACH_COUNTRY: {
             int kind = kind_code(E(eid, EF_KIND), executor), pts = E(eid, EF_POINTS);
             select(E(eid, EF_WHERE), executor).each([&](int i) {
-                if (pts > 0) add(i, kind, pts);
-                else reduce(i, kind, -pts);
+                influence(i, kind, pts, CA_EFFECT, eid);
             });
             return;
         }
         case E_VP:
-            add_vp(rel_side(E(eid, EF_SIDE), executor), E(eid, EF_AMOUNT));
+            add_vp(rel_side(E(eid, EF_SIDE), executor), E(eid, EF_AMOUNT), -1, CA_EFFECT, eid);
             return;
         case E_RESERVES: {
             int p = rel_side(E(eid, EF_SIDE), executor);
-            s.reserves[p] = std::max(s.reserves[p] + E(eid, EF_AMOUNT), 0);
+            set_reserves(p, std::max(s.reserves[p] + E(eid, EF_AMOUNT), 0), CA_EFFECT, eid);
             return;
         }
         case E_TRACK: {
             int side = E(eid, EF_SIDE) < 0 ? -1 : rel_side(E(eid, EF_SIDE), executor);
-            move_track(track_index(E(eid, EF_TRACK), side), E(eid, EF_DELTA));
+            move_track(track_index(E(eid, EF_TRACK), side), E(eid, EF_DELTA), CA_EFFECT, eid);
             return;
         }
         case E_DRAW: {
@@ -69,26 +70,34 @@ void Machine::run_effect(int eid, int executor) {
         case E_REVEAL_HAND: {
             int p = rel_side(E(eid, EF_SIDE), executor);
             for (int i = 0; i < t.nc; ++i) s.revealed[p][i] = s.card_loc[i] == HAND_USA + p;
+            if (events)
+                for (int i = 0; i < t.nc; ++i)
+                    if (s.revealed[p][i]) ev(EV_REVEAL, {p, i});
             return;
         }
-        case E_NEXT_CARD:
-            s.misc[E(eid, EF_SLOT) + rel_side(E(eid, EF_SIDE), executor)] = 1;
+        case E_NEXT_CARD: {
+            int p = rel_side(E(eid, EF_SIDE), executor);
+            s.misc[E(eid, EF_SLOT) + p] = 1;
+            ev(EV_NEXT_CARD, {p, (E(eid, EF_SLOT) - M_NEXT_OPS) / 2});
             return;
+        }
         case E_CANCEL: {
             int i = E(eid, EF_CARD);
-            if (s.card_loc[i] == IN_PLAY) s.card_loc[i] = REMOVED;  // it leaves the game (rules 2.1)
+            if (s.card_loc[i] == IN_PLAY) {
+                s.card_loc[i] = REMOVED;  // it leaves the game (rules 2.1)
+                ev(EV_CANCEL, {i});
+            }
             return;
         }
         case E_SCORE: {
-            int row = E(eid, EF_ROW), u, c;
-            score_row(row, u, c);
-            add_vp(USA, u, row);
-            add_vp(CHINA, c, row);
+            score(E(eid, EF_ROW), CA_EFFECT, eid);
             return;
         }
         case E_NON_REALIGNABLE: {
             uint8_t v = uint8_t(E(eid, EF_VALUE));
-            select(E(eid, EF_WHERE), executor).each([&](int i) { s.non_realignable[i] = v; });
+            CSet where = select(E(eid, EF_WHERE), executor);
+            where.each([&](int i) { s.non_realignable[i] = v; });
+            ev(EV_NON_REALIGNABLE, {eid, v, where.count()});
             return;
         }
         case E_CHOICE:
@@ -96,16 +105,20 @@ void Machine::run_effect(int eid, int executor) {
             return;
         case E_ROLL: {
             int die = roll();
-            int total = die + E(eid, EF_MODIFIER);
-            if (E(eid, EF_MODIFIER_PER) >= 0) total += select(E(eid, EF_MODIFIER_PER), executor).count();
+            int per = E(eid, EF_MODIFIER_PER) >= 0 ? select(E(eid, EF_MODIFIER_PER), executor).count() : 0;
+            int total = die + E(eid, EF_MODIFIER) + per;
             for (int k = 0; k < E(eid, EF_OUTCOMES_LEN); ++k) {
                 int row = E(eid, EF_OUTCOMES_START) + k;
                 if (total <= t.outcomes(row, OC_MAX)) {
+                    ev(EV_ROLL, {rel_side(E(eid, EF_SIDE), executor), eid, die, E(eid, EF_MODIFIER),
+                                 per, total, k});
                     push_effects(t.outcomes(row, OC_EFF_START), t.outcomes(row, OC_EFF_LEN),
                                  executor);
                     return;
                 }
             }
+            ev(EV_ROLL, {rel_side(E(eid, EF_SIDE), executor), eid, die, E(eid, EF_MODIFIER), per,
+                         total, -1});
             return;
         }
         case E_IF: {
@@ -134,6 +147,7 @@ void Machine::run_effect(int eid, int executor) {
         case E_RUSSIA_UKRAINE_WAR:
             if (s.misc[M_RW_STATE] == RW_NONE) {
                 s.misc[M_RW_STATE] = RW_WAITING;
+                ev(EV_RUSSIA_UKRAINE, {0, 0, 0});
                 check_ukraine();
             }
             return;
@@ -145,9 +159,9 @@ void Machine::run_effect(int eid, int executor) {
                 for (int k = 0; k < rl; ++k) {
                     int kd = kind_code(t.pool(rs + k), executor);
                     total += amount(i, kd);
-                    remove_all(i, kd);
+                    remove_influence(i, kd, CA_EFFECT, eid);
                 }
-                if (total) add(i, add_kind, total);
+                if (total) influence(i, add_kind, total, CA_EFFECT, eid);
             });
             return;
         }
@@ -164,7 +178,8 @@ void Machine::run_effect(int eid, int executor) {
             int die = roll();
             int total = die + own - enemy;
             bool won = total >= E(eid, EF_WIN_ON);
-            move_track(SECURITY, -E(eid, EF_SECURITY_LOSS));
+            ev(EV_WAR, {p, tg, die, own, enemy, total, E(eid, EF_WIN_ON), won});
+            move_track(SECURITY, -E(eid, EF_SECURITY_LOSS), CA_EFFECT, eid);
             if (won) push_effects(E(eid, EF_SUCC_START), E(eid, EF_SUCC_LEN), executor);
             else push_effects(E(eid, EF_FAIL_START), E(eid, EF_FAIL_LEN), executor);
             return;
@@ -205,8 +220,7 @@ void Machine::pick_resume(const Frame& f, int a) {
     int i = a - t.country0;
     int cap = E(eid, EF_PER_COUNTRY);
     int pts = (E(eid, EF_LUMP) > 0 && cap > 0) ? std::min(cap, left) : 1;
-    if (E(eid, EF_OP) == E_ADD_INFLUENCE) add(i, kind, pts);
-    else reduce(i, kind, pts);
+    influence(i, kind, E(eid, EF_OP) == E_ADD_INFLUENCE ? pts : -pts, CA_EFFECT, eid);
     if (left - pts > 0) {
         Frame g = f;
         g.a[3] = int16_t(left - pts);
@@ -229,6 +243,7 @@ int Machine::draw_cards(int p, int k) {
                 for (int i = 0; i < t.nc; ++i)
                     if (s.card_loc[i] == DRAW) pile[np++] = i;
                 if (np == 0) break;
+                ev(EV_RESHUFFLE, {np});
             }
         }
         int j = below(np, 1);
@@ -236,6 +251,7 @@ int Machine::draw_cards(int p, int k) {
         for (int q = j; q < np - 1; ++q) pile[q] = pile[q + 1];
         np--;
         s.card_loc[card] = int8_t(HAND_USA + p);
+        ev(EV_DRAW, {p, card});
         if (trace) trace->insert(trace->end(), {1, card});
         drawn++;
     }
@@ -260,6 +276,7 @@ void Machine::discard(const Frame& f) {
 
 void Machine::do_discard(const Frame& f, int card) {
     s.card_loc[card] = DISCARD;  // 5.4
+    ev(EV_DISCARD, {f.a[2], card, CA_EFFECT, f.a[0]});
     if (f.a[3] > 1) {
         Frame g = f;
         g.a[3] = int16_t(f.a[3] - 1);

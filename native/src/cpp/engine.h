@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -27,7 +28,7 @@ constexpr int MAXLEGAL = 256;   // legal actions of one decision
 constexpr int MAXFORCED = 64;   // forced dice
 constexpr int MAXSEQ = 16;      // ordered small tuples in a frame
 constexpr int N_MISC = 42;
-constexpr int ABI_VERSION = 5;  // 3: the observation encoder (obs_* tables); 4: resample, agents, search; 5: scoring_held/due
+constexpr int ABI_VERSION = 6;  // 3: the observation encoder (obs_* tables); 4: resample, agents, search; 5: scoring_held/due; 6: the event stream
 
 // ---------------------------------------------------------------- constants.py
 enum { USA = 0, CHINA = 1, NEUTRAL = 2 };
@@ -171,18 +172,35 @@ struct EngineError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// One event record (evenstar_env/events.py): type, turn, round and the type's fields.
+struct EventRec {
+    int32_t type, turn, round;
+    int32_t f[EV_NF];
+};
+
 struct Machine {
     const Tables& t;
     State& s;
     std::vector<int32_t>* trace = nullptr;  // chance outcomes (kind, value): 0 die, 1 draw
+    std::vector<EventRec>* events = nullptr;  // the event stream, when it is on
     Machine(const Tables& tables, State& state) : t(tables), s(state) {}
+
+    // events (machine.py ev and the recording helpers)
+    void ev(int type, std::initializer_list<int> f) { if (events) ev_push(type, f); }
+    void ev_push(int type, std::initializer_list<int> f);
+    void influence(int i, int kind, int points, int cause, int cid = -1);
+    void remove_influence(int i, int kind, int cause, int cid = -1);
+    void influence_event(int i, int kind, int points, int us0, int cn0, int cause, int cid);
+    void set_reserves(int p, int value, int cause, int cid = -1);
+    void score(int row, int cause, int cid);
+    void score_detail(int row, int out[12]) const;
 
     // running
     void push1(const Frame& f);
     void push(std::initializer_list<Frame> frames);
     void push_list(const Frame* frames, int k);  // first given runs first
     void push_effects(int start, int len, int executor, int source = -1);
-    void add_vp(int p, int amount, int column = -1);
+    void add_vp(int p, int amount, int column, int cause, int cid = -1);
     int source_column(int source) const { return t.n_regions + t.n_sub + source; }
     void ask(const Frame& f, int player, int kind, const int* legal, int nlegal,
              int c0 = 0, int c1 = 0, int c2 = 0, int c3 = 0);
@@ -199,7 +217,7 @@ struct Machine {
 
     // tracks
     int track_max(int tr) const;
-    void move_track(int tr, int delta);
+    void move_track(int tr, int delta, int cause, int cid = -1);
     void push_russia_boxes(int first, int last);
     void check_end();
     void finish(int winner, int code, int x = 0, int y = 0, int z = 0);
@@ -291,6 +309,7 @@ inline uint64_t splitmix_below(uint64_t& state, uint64_t n) {
     }
 }
 
-void new_game(const Tables& t, State& s, const uint64_t rng[3]);
+void setup_game(const Tables& t, State& s, const uint64_t rng[3]);  // the set-up board
+void new_game(const Tables& t, State& s, const uint64_t rng[3]);    // ... run to a decision
 
 }  // namespace evenstar

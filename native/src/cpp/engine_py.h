@@ -19,10 +19,13 @@ struct Engine {
     std::unique_ptr<State> s;
     bool tracing = false;
     std::vector<int32_t> trace;
+    bool eventing = false;
+    std::vector<EventRec> events;  // the event stream since the last take_events
 
     Machine machine() {
         Machine m(*t, *s);
         if (tracing) m.trace = &trace;
+        if (eventing) m.events = &events;
         return m;
     }
 
@@ -30,7 +33,8 @@ struct Engine {
 
     void reset(uint64_t r0, uint64_t r1, uint64_t r2) {
         const uint64_t r[3] = {r0, r1, r2};
-        new_game(*t, *s, r);
+        setup_game(*t, *s, r);
+        machine().run();  // new_game, with this engine's trace and event stream
     }
 
     // 0: applied; 1: the game is over; 2: outside the action space; 3: not legal now.

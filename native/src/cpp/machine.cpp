@@ -53,9 +53,13 @@ void Tables::finish() {
     for (int k = 0; k < init_stack.rows; ++k) init.stack[k] = mk(init_stack(k));
 }
 
-void new_game(const Tables& t, State& s, const uint64_t rng[3]) {
+void setup_game(const Tables& t, State& s, const uint64_t rng[3]) {
     std::memcpy(&s, &t.init, sizeof s);
     for (int k = 0; k < 3; ++k) s.rng[k] = rng[k];
+}
+
+void new_game(const Tables& t, State& s, const uint64_t rng[3]) {
+    setup_game(t, s, rng);
     Machine m(t, s);
     m.run();
 }
@@ -86,9 +90,62 @@ void Machine::push_effects(int start, int len, int executor, int source) {
     if (source >= 0) push1(mk(F_VP_SOURCE, source));
 }
 
-void Machine::add_vp(int p, int amount, int column) {
+void Machine::add_vp(int p, int amount, int column, int cause, int cid) {
     s.vp[p] += amount;
-    s.vp_source[p][column < 0 ? source_column(int(s.misc[M_VP_SOURCE])) : column] += amount;
+    if (column < 0) column = source_column(int(s.misc[M_VP_SOURCE]));
+    s.vp_source[p][column] += amount;
+    if (amount) ev(EV_VP, {p, amount, s.vp[p], column, cause, cid});
+}
+
+// ------------------------------------------------------------ events
+void Machine::ev_push(int type, std::initializer_list<int> f) {
+    EventRec r{};
+    r.type = type;
+    r.turn = int32_t(s.misc[M_TURN]);
+    r.round = int32_t(s.misc[M_ROUND]);
+    int k = 0;
+    for (int x : f) r.f[k++] = x;
+    events->push_back(r);
+}
+
+void Machine::influence(int i, int kind, int points, int cause, int cid) {
+    int us0 = s.inf_us[i], cn0 = s.inf_cn[i];
+    if (points > 0) add(i, kind, points);
+    else reduce(i, kind, -points);
+    if (events) influence_event(i, kind, points, us0, cn0, cause, cid);
+}
+
+void Machine::remove_influence(int i, int kind, int cause, int cid) {
+    int us0 = s.inf_us[i], cn0 = s.inf_cn[i], gone = amount(i, kind);
+    remove_all(i, kind);
+    if (events) influence_event(i, kind, -gone, us0, cn0, cause, cid);
+}
+
+void Machine::influence_event(int i, int kind, int points, int us0, int cn0, int cause, int cid) {
+    int us1 = s.inf_us[i], cn1 = s.inf_cn[i];
+    if (us0 != us1 || cn0 != cn1) ev(EV_INFLUENCE, {i, kind, points, us0, us1, cn0, cn1, cause, cid});
+}
+
+void Machine::set_reserves(int p, int value, int cause, int cid) {
+    int before = s.reserves[p];
+    s.reserves[p] = value;
+    if (value != before) ev(EV_RESERVES, {p, before, value, cause, cid});
+}
+
+void Machine::score(int row, int cause, int cid) {
+    int u, c;
+    if (events) {
+        int d[12];
+        score_detail(row, d);
+        ev(EV_SCORE, {row, cause, cid, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8],
+                      d[9], d[10], d[11]});
+        u = d[5];
+        c = d[11];
+    } else {
+        score_row(row, u, c);
+    }
+    add_vp(USA, u, row, cause, cid);
+    add_vp(CHINA, c, row, cause, cid);
 }
 
 void Machine::ask(const Frame& f, int player, int kind, const int* legal, int nlegal, int c0,
@@ -123,6 +180,7 @@ void Machine::apply(int action) {
     Frame f = s.p_frame;
     s.has_pending = 0;
     s.misc[M_DECISIONS] += 1;
+    ev(EV_DECISION, {s.p_player, s.p_kind, action});
     resume(f, action);
     if (s.misc[M_END_FLAG] && !s.misc[M_RESOLVING]) check_end();
     if (s.misc[M_RW_STATE] == RW_WAITING) check_ukraine();
@@ -130,7 +188,9 @@ void Machine::apply(int action) {
 
 void Machine::handle(const Frame& f) {
     switch (f.op) {
-        case F_LOG: return;  // no text log in the native core
+        case F_LOG:  // a track box is reached: a = (0 tech / 1 Russia, side, level - 1)
+            ev(EV_BOX, {f.a[0] ? RUSSIA : TECH + f.a[1], f.a[2] + 1});
+            return;
         case F_RESOLVED: s.misc[M_RESOLVING] = 0; return;
         case F_VP_SOURCE: s.misc[M_VP_SOURCE] = f.a[0]; return;
         case F_EFF: run_effect(f.a[0], f.a[1]); return;
@@ -154,6 +214,7 @@ void Machine::resume(const Frame& f, int a) {
         case F_CHOICE: {
             int eid = f.a[0];
             int row = t.effects(eid, EF_OPTIONS_START) + (a - t.option0);
+            ev(EV_OPTION, {f.a[1], eid, a - t.option0});
             push_effects(t.options(row, OF_EFF_START), t.options(row, OF_EFF_LEN), f.a[1]);
             return;
         }
@@ -174,6 +235,7 @@ void Machine::activate_rw() {
     s.misc[M_RW_STATE] = RW_ACTIVE;
     s.misc[M_RW_K] = 1;
     s.misc[M_RW_ADDED] = 0;
+    ev(EV_RUSSIA_UKRAINE, {1, 1, 0});
 }
 
 int Machine::roll() {
@@ -217,12 +279,13 @@ int Machine::track_max(int tr) const {
     return tr == TECH ? t.S(S_N_TECH_USA) : t.S(S_N_TECH_CHINA);
 }
 
-void Machine::move_track(int tr, int delta) {
+void Machine::move_track(int tr, int delta, int cause, int cid) {
     int old = s.tracks[tr];
     int lo = (tr == RUSSIA || tr == TECH || tr == TECH + 1) ? 0 : 1;
     int nw = std::min(std::max(old + delta, lo), track_max(tr));
     if (nw == old) return;
     s.tracks[tr] = int16_t(nw);
+    ev(EV_TRACK, {tr, old, nw, cause, cid});
     if ((tr == SOCIAL || tr == SOCIAL + 1 || tr == ECONOMY || tr == ECONOMY + 1) && nw == 1) {
         s.misc[M_COLLAPSE + (tr % 2)] = 1;
         s.misc[M_END_FLAG] = 1;
@@ -281,6 +344,7 @@ void Machine::finish(int winner, int code, int x, int y, int z) {
     s.depth = 0;
     s.has_pending = 0;
     s.misc[M_PHASE] = P_OVER;
+    ev(EV_GAME_END, {winner, code, x, y, z});
 }
 
 // ------------------------------------------------------------ cards

@@ -107,6 +107,72 @@ enum DecisionKind : int {
     K_COUNT_ = 18
 };
 
+enum EventType : int {
+    EV_TURN = 0,
+    EV_ERA = 1,
+    EV_PHASE = 2,
+    EV_ROUND = 3,
+    EV_SKIP = 4,
+    EV_DECISION = 5,
+    EV_INFLUENCE = 6,
+    EV_TRACK = 7,
+    EV_RESERVES = 8,
+    EV_VP = 9,
+    EV_BOX = 10,
+    EV_DRAW = 11,
+    EV_RESHUFFLE = 12,
+    EV_DISCARD = 13,
+    EV_HEADLINE = 14,
+    EV_PLAY = 15,
+    EV_EVENT = 16,
+    EV_EVENT_BLOCKED = 17,
+    EV_NO_PAY = 18,
+    EV_CANCEL = 19,
+    EV_REVEAL = 20,
+    EV_NEXT_CARD = 21,
+    EV_NON_REALIGNABLE = 22,
+    EV_OPTION = 23,
+    EV_HISTORY_DRAW = 24,
+    EV_HISTORY = 25,
+    EV_HISTORY_ROLL = 26,
+    EV_ROLL = 27,
+    EV_REALIGN = 28,
+    EV_TRADE = 29,
+    EV_IMPROVE = 30,
+    EV_TECH = 31,
+    EV_WAR = 32,
+    EV_SCORE = 33,
+    EV_RUSSIA_UKRAINE = 34,
+    EV_GAME_END = 35,
+    EV_COUNT_ = 36
+};
+
+enum Cause : int {
+    CA_EFFECT = 0,
+    CA_PLACE = 1,
+    CA_REALIGN = 2,
+    CA_TRADE = 3,
+    CA_IMPROVE = 4,
+    CA_TECH_RACE = 5,
+    CA_SABOTAGE = 6,
+    CA_SPEND = 7,
+    CA_UPKEEP = 8,
+    CA_DECLINE = 9,
+    CA_UPGRADE = 10,
+    CA_INCOME = 11,
+    CA_MODIFIER = 12,
+    CA_SCORING = 13,
+    CA_FINAL = 14,
+    CA_UKRAINE_WAR = 15,
+    CA_RUSSIA_CARD = 16,
+    CA_PLAYED = 17,
+    CA_PAY = 18,
+    CA_END_TURN = 19,
+    CA_COUNT_ = 20
+};
+
+constexpr int EV_NF = 15;  // fields of the longest record
+
 enum EffectField : int {
     EF_OP = 0,
     EF_KIND = 1,

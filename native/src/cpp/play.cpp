@@ -79,7 +79,11 @@ void Machine::handle_play(const Frame& f) {
             s.misc[M_ROUND] = r;
             s.misc[M_PHASING] = p;
             s.misc[M_RESPONSIBLE] = p;
-            if (!hand_any(p)) return;
+            if (!hand_any(p)) {
+                ev(EV_SKIP, {p});
+                return;
+            }
+            ev(EV_ROUND, {p});
             push({mk(F_SPEND, p), mk(F_PLAY, p)});
             return;
         }
@@ -99,7 +103,7 @@ void Machine::handle_play(const Frame& f) {
             return;
         }
         case F_RUSSIA_STEP:
-            move_track(RUSSIA, 1);
+            move_track(RUSSIA, 1, CA_RUSSIA_CARD);
             return;
         case F_RUSSIA_DEFERRED: {
             int k = int(s.misc[M_RUSSIA_DEFERRED]);
@@ -148,7 +152,10 @@ void Machine::handle_play(const Frame& f) {
         }
         case F_EVENT: {
             int card = f.a[0], executor = f.a[1], p = f.a[2];
-            if (!can_happen(card, executor)) return;
+            if (!can_happen(card, executor)) {
+                ev(EV_EVENT_BLOCKED, {card});
+                return;
+            }
             if (t.cards(card, CD_PAY_DISCARD)) push1(mk(F_PAY, card, executor, p));
             else fire_event(card, executor);
             return;
@@ -158,13 +165,19 @@ void Machine::handle_play(const Frame& f) {
             int cards[MAXC], nc = hand(executor, cards), need = t.cards(card, CD_PAY_DISCARD);
             for (int k = 0; k < nc; ++k)
                 if (t.cards(cards[k], CD_OPS) >= need) legal[nl++] = t.card0 + cards[k];
-            if (!nl) return;
+            if (!nl) {
+                ev(EV_EVENT_BLOCKED, {card});
+                return;
+            }
             if (p != executor) legal[nl++] = t.no;
             ask(f, executor, K_DISCARD, legal, nl, executor, card + 1);
             return;
         }
         case F_CARD_DONE:
-            if (s.card_loc[f.a[0]] == PLAYING) s.card_loc[f.a[0]] = DISCARD;
+            if (s.card_loc[f.a[0]] == PLAYING) {
+                s.card_loc[f.a[0]] = DISCARD;
+                ev(EV_DISCARD, {-1, f.a[0], CA_PLAYED, -1});
+            }
             return;
         case F_OPS_MODE: {
             int p = f.a[0], ops = f.a[1];
@@ -202,7 +215,9 @@ void Machine::handle_play(const Frame& f) {
         case F_IMPROVE: {
             int p = f.a[0], tr = f.a[1], printed = f.a[2];
             int die = roll();
-            if (die <= t.improve_success(std::min(printed, 4))) move_track(tr + p, 1);
+            int need = t.improve_success(std::min(printed, 4));
+            ev(EV_IMPROVE, {p, tr + p, printed, die, need, die <= need});
+            if (die <= need) move_track(tr + p, 1, CA_IMPROVE);
             return;
         }
         case F_TECH: {
@@ -210,15 +225,18 @@ void Machine::handle_play(const Frame& f) {
             int die = roll();
             if (p == CHINA) {
                 int need = t.cards(card, CD_SIDE) == USA ? 3 : 4;
-                if (die <= need) move_track(TECH + CHINA, 1);
+                ev(EV_TECH, {p, card, die, need, die <= need});
+                if (die <= need) move_track(TECH + CHINA, 1, CA_TECH_RACE, card);
             } else {
                 int level = s.tracks[SOCIAL + CHINA];
                 int z1 = t.social_zone(level, SZ_ZONE);
                 int z0 = level - 1 >= 0 ? t.social_zone(level - 1, SZ_ZONE) : -2;
                 int need = (z1 == z0 && z1 >= 0) || (z1 < 0 && z0 < 0) ? 3 : 2;
-                if (die <= need) move_track(SOCIAL + CHINA, -1);
+                ev(EV_TECH, {p, card, die, need, die <= need});
+                if (die <= need) move_track(SOCIAL + CHINA, -1, CA_SABOTAGE, card);
             }
             s.card_loc[card] = DISCARD;
+            ev(EV_DISCARD, {-1, card, CA_PLAYED, -1});
             return;
         }
         case F_TRADE: {
@@ -238,14 +256,19 @@ void Machine::fire_event(int card, int executor) {
     s.event_side[card] = int8_t(executor);
     if (t.cards(card, CD_PERSISTENT)) s.card_loc[card] = IN_PLAY;
     else if (t.cards(card, CD_REMOVED)) s.card_loc[card] = REMOVED;
+    ev(EV_EVENT, {card, executor, s.card_loc[card]});
     push_effects(t.cards(card, CD_EFF_START), t.cards(card, CD_EFF_LEN), executor, SRC_EVENT);
 }
 
 void Machine::resume_play(const Frame& f, int a) {
     switch (f.op) {
         case F_PAY:
-            if (a == t.no) return;
+            if (a == t.no) {
+                ev(EV_NO_PAY, {f.a[1], f.a[0]});
+                return;
+            }
             s.card_loc[a - t.card0] = DISCARD;  // 5.4: a discarded card's event does not happen
+            ev(EV_DISCARD, {f.a[1], a - t.card0, CA_PAY, f.a[0]});
             fire_event(f.a[0], f.a[1]);
             return;
         case F_SPEND: {
@@ -254,7 +277,7 @@ void Machine::resume_play(const Frame& f, int a) {
             int what = a - t.spend0;
             push1(f);  // ask again after this spend
             if (what == SPEND_RUSSIA) {
-                s.reserves[p] -= t.S(S_RUSSIA_PRICE);
+                set_reserves(p, s.reserves[p] - t.S(S_RUSSIA_PRICE), CA_SPEND, what);
                 if (!s.misc[M_RUSSIA_DEFERRED]) {  // R22: stack.insert(len - 2, ...)
                     int idx = s.depth - 2;
                     if (idx < 0) idx = 0;
@@ -265,12 +288,13 @@ void Machine::resume_play(const Frame& f, int a) {
                 }
                 s.misc[M_RUSSIA_DEFERRED] += 1;
                 s.tracks[RUSSIA] += 1;
+                ev(EV_TRACK, {RUSSIA, s.tracks[RUSSIA] - 1, s.tracks[RUSSIA], CA_SPEND, what});
             } else if (what == SPEND_TECH) {
-                s.reserves[p] -= t.tech_usa(s.tracks[TECH], BF_PRICE);
-                move_track(TECH + USA, 1);  // R11
+                set_reserves(p, s.reserves[p] - t.tech_usa(s.tracks[TECH], BF_PRICE), CA_SPEND, what);
+                move_track(TECH + USA, 1, CA_SPEND, what);  // R11
             } else {
-                s.reserves[p] -= t.S(S_DIP_PRICE);
-                move_track(DIPLOMACY, 1);
+                set_reserves(p, s.reserves[p] - t.S(S_DIP_PRICE), CA_SPEND, what);
+                move_track(DIPLOMACY, 1, CA_SPEND, what);
             }
             return;
         }
@@ -290,6 +314,7 @@ void Machine::resume_play(const Frame& f, int a) {
             }
             int ops = modified_ops(card, p, plus);
             s.card_loc[card] = PLAYING;
+            ev(EV_PLAY, {p, card, mode, ops});
             Frame frames[5];
             int nf = 0;
             int executor = executor_of(card, p);
@@ -343,7 +368,7 @@ void Machine::resume_play(const Frame& f, int a) {
             int p = f.a[0], left = f.a[1];
             int i = a - t.country0;
             int cost = placement_cost(p, i);  // 6.1.2
-            add(i, p == USA ? K_USA_ : K_CHINA_, 1);
+            influence(i, p == USA ? K_USA_ : K_CHINA_, 1, CA_PLACE, cost);
             if (left - cost > 0) {
                 Frame g = f;
                 g.a[1] = int16_t(left - cost);
@@ -356,9 +381,11 @@ void Machine::resume_play(const Frame& f, int a) {
             return;
         case F_TRADE: {
             int p = f.a[0], i = a - t.country0;
-            int mine = roll() + s.tracks[ECONOMY + p] - 1;
-            int theirs = roll() + s.tracks[ECONOMY + 1 - p] - 1;
-            if (mine >= theirs) add(i, p == USA ? K_USA_ : K_CHINA_, 3);
+            int die = roll(), opp_die = roll();
+            int econ = s.tracks[ECONOMY + p], opp_econ = s.tracks[ECONOMY + 1 - p];
+            int mine = die + econ - 1, theirs = opp_die + opp_econ - 1;
+            ev(EV_TRADE, {p, i, die, econ, opp_die, opp_econ, mine, theirs, mine >= theirs});
+            if (mine >= theirs) influence(i, p == USA ? K_USA_ : K_CHINA_, 3, CA_TRADE, i);
             return;
         }
         default:
@@ -371,26 +398,27 @@ void Machine::realign(int p, int i, int ops) {
     int mod = t.adj_sp(p, i) - t.adj_sp(1 - p, i);
     int result = ops + die + mod - (t.stab(i) + 2);
     int security_before = s.tracks[SECURITY];
+    ev(EV_REALIGN, {p, i, ops, die, mod, t.stab(i) + 2, result});
     if (result > 0) {
         if (p == USA) {
             int au = amount(i, K_ANTI_US_);
             int take = std::min(au, result);
-            add(i, K_USA_, take);
+            influence(i, K_USA_, take, CA_REALIGN, i);
             int rest = result - take;
             int cn = s.inf_cn[i];
-            reduce(i, K_CHINA_, std::min(cn, rest));
+            influence(i, K_CHINA_, -std::min(cn, rest), CA_REALIGN, i);
             rest -= std::min(cn, rest);
-            if (rest) add(i, K_USA_, rest);
+            if (rest) influence(i, K_USA_, rest, CA_REALIGN, i);
         } else {
-            add(i, K_ANTI_US_, result);
+            influence(i, K_ANTI_US_, result, CA_REALIGN, i);
         }
     }
     int us = amount(i, K_USA_), cn = amount(i, K_CHINA_), au = amount(i, K_ANTI_US_);
     int own = p == USA ? us : cn + au, oth = p == USA ? cn + au : us;
     bool bg = t.bg_set.has(i);
-    if (own <= oth) move_track(SECURITY, -1);
+    if (own <= oth) move_track(SECURITY, -1, CA_REALIGN, i);
     bool dip = (own > oth && bg) || (p == CHINA && bg && au > 0) || security_before == 1;
-    if (dip) move_track(DIPLOMACY, -1);
+    if (dip) move_track(DIPLOMACY, -1, CA_REALIGN, i);
 }
 
 }  // namespace evenstar

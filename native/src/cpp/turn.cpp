@@ -28,16 +28,19 @@ void Machine::handle_turn(const Frame& f) {
                         if (t.hist(h, HF_ERA) == era && s.hist_loc[h] == H_OUT &&
                             t.hist(h, HF_SPECIAL) == 0)
                             s.hist_loc[h] = H_DECK;
+                    ev(EV_ERA, {era});
                 }
             }
+            ev(EV_TURN, {});
             push({mk(F_PHASE_A), mk(F_PHASE_B), mk(F_PHASE_C), mk(F_PHASE_D), mk(F_PHASE_E),
                   mk(F_PHASE_F), mk(F_PHASE_G), mk(F_PHASE_H), mk(F_PHASE_I), mk(F_PHASE_J)});
             return;
         }
         case F_PHASE_A: {
             s.misc[M_PHASE] = P_IMPROVE;
-            move_track(DIPLOMACY, 1);
-            move_track(SECURITY, 1);
+            ev(EV_PHASE, {P_IMPROVE});
+            move_track(DIPLOMACY, 1, CA_UPKEEP);
+            move_track(SECURITY, 1, CA_UPKEEP);
             for (int k = 0; k < t.persistent.rows; ++k) {
                 int i = t.persistent(k);
                 if (s.card_loc[i] == IN_PLAY && t.cards(i, CD_EACH_LEN))
@@ -48,9 +51,11 @@ void Machine::handle_turn(const Frame& f) {
         }
         case F_PHASE_B:
             s.misc[M_PHASE] = P_RUSSIA_UKRAINE;
+            ev(EV_PHASE, {P_RUSSIA_UKRAINE});
             if (s.misc[M_RW_STATE] == RW_ACTIVE) {
                 s.misc[M_RW_K] += 1;
                 s.misc[M_RW_ADDED] = 0;
+                ev(EV_RUSSIA_UKRAINE, {2, int(s.misc[M_RW_K]), 0});
             }
             return;
         case F_PHASE_C:
@@ -66,6 +71,7 @@ void Machine::handle_turn(const Frame& f) {
             return;
         case F_PHASE_D: {
             s.misc[M_PHASE] = P_HISTORY;
+            ev(EV_PHASE, {P_HISTORY});
             Frame frames[MAXH + 1];
             int nf = 0;
             s.misc[M_HIST_DRAWN] = s.misc[M_HIST_DRAWN + 1] = 0;
@@ -99,6 +105,7 @@ void Machine::handle_turn(const Frame& f) {
                     int h = deck[below(nd, 2)];
                     s.hist_loc[h] = H_DRAWN;
                     s.misc[M_HIST_DRAWN + p] = h + 1;
+                    ev(EV_HISTORY_DRAW, {p, h});
                     frames[nf++] = mk(F_HISTORY, h, 1);
                 }
             }
@@ -108,6 +115,7 @@ void Machine::handle_turn(const Frame& f) {
         case F_HISTORY: {
             int h = f.a[0], mods = f.a[1];
             s.misc[M_RESPONSIBLE] = t.hist(h, HF_SIDE);  // R21
+            ev(EV_HISTORY, {h, t.hist(h, HF_SIDE), mods});
             if (mods) push({mk(F_MODIFIER, h, USA), mk(F_MODIFIER, h, CHINA), mk(F_HISTORY_ROLL, h, 1)});
             else push1(mk(F_HISTORY_ROLL, h, 0));
             return;
@@ -123,9 +131,12 @@ void Machine::handle_turn(const Frame& f) {
             int h = f.a[0], mods = f.a[1];
             int owner = t.hist(h, HF_SIDE);
             int total = 0;
+            int picks[2] = {-1, -1};
             if (mods) {
-                int picks[2] = {int(s.misc[M_MOD]), int(s.misc[M_MOD + 1])};
-                for (int p = 0; p < 2; ++p) s.reserves[p] -= t.modifier_costs(picks[p]);  // R16
+                picks[0] = int(s.misc[M_MOD]);
+                picks[1] = int(s.misc[M_MOD + 1]);
+                for (int p = 0; p < 2; ++p)  // R16
+                    set_reserves(p, s.reserves[p] - t.modifier_costs(picks[p]), CA_MODIFIER, picks[p]);
                 for (int p = 0; p < 2; ++p)
                     if (picks[1 - p] != MOD_COUNTER) total += t.modifier_values(picks[p]);
             }
@@ -133,12 +144,14 @@ void Machine::handle_turn(const Frame& f) {
             int r = die + total;
             int outcome = r <= 1 ? 0 : r <= 3 ? 1 : r <= 5 ? 2 : 3;
             s.hist_loc[h] = H_DONE;
+            ev(EV_HISTORY_ROLL, {h, owner, picks[0], picks[1], total, die, r, outcome});
             push_effects(t.hist(h, HF_O0_START + 2 * outcome), t.hist(h, HF_O0_LEN + 2 * outcome),
                          owner, SRC_HISTORY);
             return;
         }
         case F_PHASE_E:
             s.misc[M_PHASE] = P_DEAL;
+            ev(EV_PHASE, {P_DEAL});
             for (int p = 0; p < 2; ++p) {
                 long missing = s.misc[M_HAND_SIZE + p] - hand_count(t, s, p);
                 if (missing > 0) draw_cards(p, int(missing));
@@ -146,6 +159,7 @@ void Machine::handle_turn(const Frame& f) {
             return;
         case F_PHASE_F:
             s.misc[M_PHASE] = P_HEADLINE;
+            ev(EV_PHASE, {P_HEADLINE});
             push({mk(F_HEADLINE, USA), mk(F_HEADLINE, CHINA), mk(F_HEADLINE_RESOLVE)});
             return;
         case F_HEADLINE: {
@@ -174,6 +188,7 @@ void Machine::handle_turn(const Frame& f) {
             Frame frames[6];
             int nf = 0;
             for (int k = 0; k < np; ++k) {
+                ev(EV_HEADLINE, {side[k], card[k], modified_ops(card[k], side[k])});
                 frames[nf++] = mk(F_HEADLINE_EVENT, card[k], side[k]);
                 frames[nf++] = mk(F_CARD_DONE, card[k]);
                 if (t.cards(card[k], CD_RUSSIA)) frames[nf++] = mk(F_RUSSIA_STEP);
@@ -191,6 +206,7 @@ void Machine::handle_turn(const Frame& f) {
         }
         case F_PHASE_G: {
             s.misc[M_PHASE] = P_ACTION;
+            ev(EV_PHASE, {P_ACTION});
             Frame frames[2 * 16 + 3];
             int nf = 0;
             int rounds = t.S(S_ACTION_ROUNDS);
@@ -216,10 +232,11 @@ void Machine::handle_turn(const Frame& f) {
             Frame frames[4];
             int nf = 0;
             if (s.misc[M_RW_STATE] == RW_ACTIVE && s.misc[M_RW_ADDED] < s.misc[M_RW_K]) {
+                ev(EV_RUSSIA_UKRAINE, {3, int(s.misc[M_RW_K]), int(s.misc[M_RW_ADDED])});
                 s.misc[M_RESPONSIBLE] = CHINA;
-                add_vp(CHINA, 2, source_column(SRC_UKRAINE_WAR));
-                remove_all(t.ukraine, K_USA_);
-                add(t.ukraine, K_ANTI_US_, 3);
+                add_vp(CHINA, 2, source_column(SRC_UKRAINE_WAR), CA_UKRAINE_WAR);
+                remove_influence(t.ukraine, K_USA_, CA_UKRAINE_WAR);
+                influence(t.ukraine, K_ANTI_US_, 3, CA_UKRAINE_WAR);
                 frames[nf++] = mk(F_RW_REDUCE);
             }
             frames[nf++] = mk(F_SCORING_HELD);
@@ -260,7 +277,10 @@ void Machine::handle_turn(const Frame& f) {
         }
         case F_PHASE_H: {
             s.misc[M_PHASE] = P_ECONOMY;
-            for (int p = 0; p < 2; ++p) s.reserves[p] += t.economy_zone(s.tracks[ECONOMY + p], EZ_INCOME);
+            ev(EV_PHASE, {P_ECONOMY});
+            for (int p = 0; p < 2; ++p)
+                set_reserves(p, s.reserves[p] + t.economy_zone(s.tracks[ECONOMY + p], EZ_INCOME),
+                             CA_INCOME);
             push({mk(F_UPGRADE, USA), mk(F_UPGRADE, CHINA), mk(F_DECLINE)});
             for (int k = t.persistent.rows - 1; k >= 0; --k) {  // R26
                 int i = t.persistent(k);
@@ -280,8 +300,8 @@ void Machine::handle_turn(const Frame& f) {
         }
         case F_DECLINE:
             for (int p = 0; p < 2; ++p) {  // 10.3.2
-                move_track(ECONOMY + p, -1);
-                if (s.tracks[ECONOMY + p] < 4) move_track(SOCIAL + p, -1);
+                move_track(ECONOMY + p, -1, CA_DECLINE);
+                if (s.tracks[ECONOMY + p] < 4) move_track(SOCIAL + p, -1, CA_DECLINE);
             }
             if (s.misc[M_COLLAPSE] || s.misc[M_COLLAPSE + 1]) {
                 s.misc[M_END_FLAG] = 1;
@@ -298,16 +318,15 @@ void Machine::handle_turn(const Frame& f) {
             for (int k = 0; k < t.spare_turns.rows; ++k) spare_turn |= t.spare_turns(k) == s.misc[M_TURN];
             if (!spare_turn) return;
             s.misc[M_PHASE] = P_SCORING;
+            ev(EV_PHASE, {P_SCORING});
             int left[MAXSP], n = 0;
             for (int k = 0; k < t.n_spare; ++k)
                 if (!s.spare_used[k]) left[n++] = k;
             if (!n) return;
             int k = left[below(n, 2)];
             s.spare_used[k] = 1;
-            int row = t.spare_rows(k), u, c;
-            score_row(row, u, c);
-            add_vp(USA, u, row);
-            add_vp(CHINA, c, row);
+            int row = t.spare_rows(k);
+            score(row, CA_SCORING, row);
             return;
         }
         case F_PHASE_J:
@@ -320,16 +339,13 @@ void Machine::handle_turn(const Frame& f) {
             return;
         case F_FINAL: {
             s.misc[M_PHASE] = P_FINAL;
-            for (int r = 0; r < t.n_regions; ++r) {
-                int u, c;
-                score_row(r, u, c);
-                add_vp(USA, u, r);
-                add_vp(CHINA, c, r);
-            }
+            ev(EV_PHASE, {P_FINAL});
+            for (int r = 0; r < t.n_regions; ++r) score(r, CA_FINAL, r);
             const int bases[2] = {SOCIAL, ECONOMY}, srcs[2] = {SRC_FINAL_SOCIAL, SRC_FINAL_ECONOMY};
             for (int k = 0; k < 2; ++k) {
                 int diff = s.tracks[bases[k] + USA] - s.tracks[bases[k] + CHINA];
-                if (diff) add_vp(diff > 0 ? USA : CHINA, std::abs(diff), source_column(srcs[k]));
+                if (diff)
+                    add_vp(diff > 0 ? USA : CHINA, std::abs(diff), source_column(srcs[k]), CA_FINAL);
             }
             int u = s.vp[USA], ch = s.vp[CHINA];
             if (u == ch) finish(-1, R_EQUAL, u);
@@ -359,13 +375,17 @@ void Machine::resume_turn(const Frame& f, int a) {
             if (a == t.yes) push1(mk(F_ROUND, t.S(S_ACTION_ROUNDS) + 1, f.a[0]));
             return;
         case F_END_DISCARD:
-            if (a != t.done) s.card_loc[a - t.card0] = DISCARD;
+            if (a != t.done) {
+                s.card_loc[a - t.card0] = DISCARD;
+                ev(EV_DISCARD, {f.a[0], a - t.card0, CA_END_TURN, -1});
+            }
             return;
         case F_UPGRADE:
             if (a == t.yes) {
                 int p = f.a[0];
-                s.reserves[p] -= t.economy_zone(s.tracks[ECONOMY + p], EZ_PRICE);
-                move_track(ECONOMY + p, 1);
+                set_reserves(p, s.reserves[p] - t.economy_zone(s.tracks[ECONOMY + p], EZ_PRICE),
+                             CA_UPGRADE);
+                move_track(ECONOMY + p, 1, CA_UPGRADE);
             }
             return;
         default:
