@@ -33,6 +33,16 @@ def test_content_has_the_map_cards_and_action_offsets(c) -> None:
     assert "learned" in c.get("/api/agents").json()["agents"]
 
 
+def test_the_openapi_describes_every_route(c) -> None:
+    paths = c.get("/openapi.json").json()["paths"]
+    assert {"/api/content", "/api/games", "/api/games/{game_id}", "/api/games/{game_id}/act",
+            "/api/games/{game_id}/undo", "/api/games/{game_id}/analysis",
+            "/api/replays", "/api/replays/{replay_id}"} <= set(paths)
+    act_body = paths["/api/games/{game_id}/act"]["post"]["requestBody"]
+    assert "Act" in json.dumps(act_body)
+    assert c.get("/api/docs").status_code == 200
+
+
 def test_human_against_heuristic_sees_only_its_hand_and_its_options(c) -> None:
     g = new_game(c, usa="human", china="heuristic")
     assert g["seats"]["china"] is None and g["links"]["usa"].endswith(g["seats"]["usa"])
