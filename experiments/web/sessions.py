@@ -114,8 +114,11 @@ class Sessions:
 
     # ------------------------------------------------------------ lifecycle
     async def resume_all(self) -> None:
-        """Rebuild every unfinished game (in worker threads) and restart its agents."""
+        """Start the agents' workers, rebuild every unfinished game (in worker threads) and
+        restart its agents."""
         loop = asyncio.get_running_loop()
+        for _ in range(self.workers):  # started now, not at the first game's first move
+            self.pool.submit(int)
         for gid in self.store.unfinished():
             stored = self.store.load(gid)
             if stored is not None and gid not in self.games:
