@@ -275,3 +275,20 @@ def test_watch_speed_spaces_the_agents_moves() -> None:
             v = view(cl, slow["id"], wait=v["decision_index"])
         assert time.monotonic() - t0 >= 0.7 and v["speed"] == 0.25  # 3 moves, 0.25 s apart
         assert view(cl, slow["id"])["decision_index"] <= 6
+
+
+def test_a_whole_game_against_learned_to_the_end(c) -> None:
+    import random
+
+    g = new_game(c, usa="learned", china="human")
+    tok, gid, rng = g["seats"]["china"], g["id"], random.Random(5)
+    for _ in range(2000):
+        v = my_turn(c, gid, tok, log_from=10**6)
+        if v["over"]:
+            break
+        safe = [o for o in v["decision"]["options"] if not o["total_war"]]
+        o = rng.choice(safe or v["decision"]["options"])
+        assert act(c, gid, tok, v["decision_index"], o["action"]).status_code == 200
+    assert v["over"] and v["result"]["reason"]
+    rec = c.get(f"/api/games/{gid}/record").json()
+    assert len(rec["actions"]) == v["decision_index"] and rec["agents"]["usa"] == "learned"
