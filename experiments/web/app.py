@@ -129,7 +129,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ANN202
-        await sessions.resume_all()
+        sessions.resuming = asyncio.create_task(sessions.resume_all())
         yield
         await sessions.close()
         store.close()

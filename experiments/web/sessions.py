@@ -106,6 +106,7 @@ class Sessions:
         self.workers, self.processes = workers, processes
         self.games: dict[str, LiveGame] = {}  # loaded games, least recently used first
         self._loading: dict[str, asyncio.Future] = {}
+        self.resuming: asyncio.Task | None = None  # resume_all, run in the background
         self.pool = make_pool(workers, processes)  # the agents
         self.threads = ThreadPoolExecutor(2, thread_name_prefix="rebuild")  # rebuilds, analysis
         # Seconds from an agent's turn to its move applied, per spec (the last 10,000).
@@ -114,18 +115,18 @@ class Sessions:
 
     # ------------------------------------------------------------ lifecycle
     async def resume_all(self) -> None:
-        """Start the agents' workers, rebuild every unfinished game (in worker threads) and
+        """Start the agents' workers, then rebuild every unfinished game (in a worker thread,
+        one at a time: the server answers meanwhile; a game asked for is rebuilt first) and
         restart its agents."""
-        loop = asyncio.get_running_loop()
         for _ in range(self.workers):  # started now, not at the first game's first move
             self.pool.submit(int)
         for gid in self.store.unfinished():
-            stored = self.store.load(gid)
-            if stored is not None and gid not in self.games:
-                self.games[gid] = await loop.run_in_executor(self.threads, rebuild, stored)
-                self.kick(self.games[gid])
+            with contextlib.suppress(ApiError):
+                await self.get(gid)
 
     async def close(self) -> None:
+        if self.resuming is not None:
+            self.resuming.cancel()
         for live in self.games.values():
             if live.driver is not None:
                 live.driver.cancel()
