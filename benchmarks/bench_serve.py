@@ -122,12 +122,14 @@ async def round_of(url: str, n: int, seconds: float, pid: int) -> dict[str, Any]
                                       for k in range(n)))
         wall = time.monotonic() - t0
         cpu = cpu_seconds(pid) - cpu0
-        done_moves = {spec: m["total"] - before.get(spec, {}).get("total", 0) for spec, m in
-                      (await c.get("/api/stats")).json()["agent_moves"].items()}
-        stats = (await c.get("/api/stats", params={"last": max(1, max(done_moves.values(),
-                                                                      default=1))})).json()
-    moves = {spec: {**m, "moves": done_moves[spec]} for spec, m in stats["agent_moves"].items()
-             if done_moves.get(spec)}
+        stats = (await c.get("/api/stats")).json()
+        done_moves = {spec: m["total"] - before.get(spec, {}).get("total", 0)
+                      for spec, m in stats["agent_moves"].items()}
+        moves = {}
+        for spec, k in done_moves.items():  # the times of this round's moves of each spec
+            if k:
+                m = (await c.get("/api/stats", params={"last": min(k, 10_000)})).json()
+                moves[spec] = {**m["agent_moves"][spec], "moves": k}
     served = len(times) + len(waits)
     return {"clients": n, "seconds": round(wall, 2), "requests": served,
             "requests_per_s": round(served / wall, 1),
@@ -154,8 +156,12 @@ def main() -> None:
     proc = start_server(folder / "games.sqlite", port, args.workers)
     rounds = []
     try:
-        # Untimed warm-up: the agent processes start and load their networks.
-        asyncio.run(round_of(f"http://127.0.0.1:{port}", 2, 3.0, proc.pid))
+        # Untimed warm-up, until both agents have moved: the agent processes start and
+        # load their networks.
+        for _ in range(30):
+            warm = asyncio.run(round_of(f"http://127.0.0.1:{port}", 2, 3.0, proc.pid))
+            if len(warm["agent_moves"]) == len(AGENTS):
+                break
         for n in args.clients:
             r = asyncio.run(round_of(f"http://127.0.0.1:{port}", n, args.seconds, proc.pid))
             moves = ", ".join(f"{s} p50 {1000 * m['p50']:.0f} ms p95 {1000 * m['p95']:.0f} ms"
