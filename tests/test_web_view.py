@@ -119,14 +119,22 @@ def test_options_only_for_the_seat_to_move_and_everything_once_over() -> None:
     assert set(full["hands"]) == {"usa", "china"} and full["decision"]["options"]
 
 
-def test_log_entries_name_the_countries_of_each_line() -> None:
+def test_the_log_is_the_event_stream_filtered_for_the_seat_and_rendered() -> None:
     g = _until(new_game(9), "card")
     entries, total = log_entries(g, "usa")
     assert total == len(entries) > 0 and [e["seq"] for e in entries] == list(range(total))
     later, same = log_entries(g, "usa", 2)
     assert same == total and later == entries[2:]
-    index = g.content.index
+    assert all(e["text"] and e["text_zh"] for e in entries)
     for e in entries:
-        named = {index[n] for n in index if n in e["text"]}
-        assert set(e["countries"]) <= named or e["text_zh"] is not None
-    assert any(e["countries"] for e in entries)
+        if e["type"] == "influence":
+            assert e["countries"] == [e["country"]]
+            assert g.content.countries[e["country"]].name in e["text"]
+    usa_draws = [e["card"] for e in entries if e["type"] == "draw" and e["side"] == 0]
+    assert usa_draws and all(c >= 0 for c in usa_draws)  # its own draws, named
+    china_sees = log_entries(g, "china")[0]
+    assert all(e["card"] == -1 for e in china_sees if e["type"] == "draw" and e["side"] == 0)
+    assert {e["seq"] for e in china_sees} == {e["seq"] for e in entries}
+    spectator = log_entries(g, None)[0]
+    assert all(e["card"] == -1 for e in spectator if e["type"] == "draw")
+    assert _view(g, "china")["log"] == china_sees

@@ -43,8 +43,9 @@ class ApiError(Exception):
 
 
 def new_game(seed: int) -> Game:
-    """A game with the text log (the Python engine) and its chance trace (for undo)."""
-    g = Game(seed, log=True, backend="python")
+    """A game on the Python engine recording its event stream (the log, docs/events.md) and
+    its chance trace (for undo, as the terminal game's)."""
+    g = Game(seed, events=True, backend="python")
     g._m.trace = []
     return g
 

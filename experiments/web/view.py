@@ -8,8 +8,6 @@ R16), or the seed.  ``reveal=True`` (a finished game, a replay) shows both hands
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -37,6 +35,7 @@ from evenstar_env.engine.constants import (
     SIDES,
     TRACK_NAMES,
 )
+from evenstar_env.events import annotate
 
 SEATS = SIDES
 CARD_PLAY_KINDS = ("card", "headline")  # card options that play the card (its event may fire)
@@ -47,46 +46,21 @@ def other(seat: str) -> str:
 
 
 # ------------------------------------------------------------------ the log
-@lru_cache(maxsize=4)
-def _country_pattern(content: Content) -> tuple[re.Pattern[str], dict[str, int]]:
-    names = sorted(content.index, key=len, reverse=True)  # longest first: "South Korea"
-    return re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b"), dict(content.index)
-
-
-def has_stream(game: Game) -> bool:
-    """Whether the game records the engine's structured event stream (docs/events.md)."""
-    return bool(getattr(game, "events_on", False))
-
-
 def log_size(game: Game) -> int:
-    """How many log entries the game has so far (records of the stream, or text lines)."""
-    if has_stream(game):
-        return len(game._event_tuples() or ())
-    return len(game._m.log_lines or ())
+    """How many records the game's event stream has so far (docs/events.md)."""
+    return len(game._event_tuples() or ())
 
 
 def log_entries(game: Game, viewer: str | None, start: int = 0) -> tuple[list[dict], int]:
-    """The log from entry `start` on as `viewer` ("usa", "china", None: a spectator, "all":
-    everything) may read it, each entry with "seq", "text", "text_zh" and "countries" (the
-    ids it touches); and the number of entries in all.
+    """The log from record `start` on as `viewer` ("usa", "china", None: a spectator of a
+    running game, "all": everything) may read it, and the number of records in all.
 
-    The one place the log is built.  With the engine's event stream (docs/events.md): its
-    records filtered for the viewer and rendered in both languages.  Without it: the
-    Python engine's text lines, all of them public (draws and secret choices are never
-    written; headlines and modifiers only once revealed), English only."""
-    if has_stream(game):
-        from evenstar_env.events import annotate
-
-        total = log_size(game)
-        start = min(start, total)
-        return annotate(game.events(viewer, since=start), game.content), total
-    lines = game._m.log_lines or []
-    pattern, index = _country_pattern(game.content)
-    out = []
-    for k, line in enumerate(lines[start:], start):
-        touched = sorted({index[m] for m in pattern.findall(line)})
-        out.append({"seq": k, "text": line, "text_zh": None, "countries": touched})
-    return out, len(lines)
+    The one place the log is built: the engine's event stream filtered for the viewer
+    (`Game.events`: the opponent's draws and secret choices redacted), each record with
+    "text" and "text_zh" (its English and Chinese rendering, dice arithmetic and cause
+    included) and "countries" (the ids it touches)."""
+    total = log_size(game)
+    return annotate(game.events(viewer, since=min(start, total)), game.content), total
 
 
 # ------------------------------------------------------------------ regions
