@@ -97,6 +97,7 @@ def test_undo_takes_back_a_decision_with_nothing_hidden_after_it(c) -> None:
     u = undone.json()
     assert u["decision_index"] == v["decision_index"]
     assert u["influence"] == v["influence"] and u["decision"] == v["decision"]
+    assert u["log"] == v["log"] and u["log_total"] == v["log_total"]  # no record of it left
     assert not u["can_undo"]
     assert c.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": tok}).status_code == 409
 

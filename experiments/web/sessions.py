@@ -23,7 +23,7 @@ from evenstar_env import Game
 
 from .store import Store, StoredGame
 from .thinking import make_pool, think
-from .view import SEATS
+from .view import SEATS, log_entries, log_size
 
 log = logging.getLogger("evenstar.web")
 HUMAN = "human"
@@ -61,6 +61,7 @@ class LiveGame:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     driver: asyncio.Task | None = None
     agent_error: str | None = None  # why the agent to move could not move
+    log_cache: dict[str | None, list[dict]] = field(default_factory=dict)  # per viewer
 
     @property
     def id(self) -> str:
@@ -83,6 +84,15 @@ class LiveGame:
         self.actors.append(g.current_player)
         g.step(action)
         self.actions.append(action)
+
+    def log(self, viewer: str | None, start: int) -> tuple[list[dict], int]:
+        """The log from record `start` on for `viewer` (view.log_entries), each record
+        filtered and rendered once and kept."""
+        cache = self.log_cache.setdefault(viewer, [])
+        total = log_size(self.game)
+        if len(cache) < total:
+            cache.extend(log_entries(self.game, viewer, len(cache))[0])
+        return cache[start:], total
 
     def notify(self) -> None:
         """Wake every long-poll waiting on this game."""
@@ -259,7 +269,7 @@ class Sessions:
         if len(live.actions) != at:
             raise ApiError(409, "the game moved on while undoing; nothing was undone")
         self.store.truncate(live.id, i)
-        live.stored, live.game = fresh.stored, fresh.game
+        live.stored, live.game, live.log_cache = fresh.stored, fresh.game, {}
         live.actors, live.chance_marks = fresh.actors, fresh.chance_marks
         live.notify()
 
