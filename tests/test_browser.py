@@ -7,6 +7,7 @@ a record).  Screenshots of the board land in results/screenshots/.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import random
@@ -30,10 +31,12 @@ INSTALL = ("chromium not found: install it with `sudo apt-get install -y chromiu
 # Everything on the page one may click to decide: [data-action] elements and their kinds.
 CLICKABLES = """() => ({
   decision: document.body.dataset.decision ?? null, over: !!document.body.dataset.over,
+  turn: Number(document.body.dataset.turn),
   acts: [...document.querySelectorAll('#decision [data-action], #hand [data-action], '
                                       + 'svg.map [data-action]')]
         .map(e => ({a: Number(e.dataset.action), war: e.classList.contains('war'),
-                    scoring: e.classList.contains('scoring')}))})"""
+                    scoring: e.classList.contains('scoring'),
+                    label: e.getAttribute('title') || e.textContent}))})"""
 
 
 # ------------------------------------------------------------------ fixtures
@@ -113,8 +116,9 @@ def _click(page: Any, action: int) -> None:
 
 
 def _pick(acts: list[dict], rng: random.Random) -> dict:
-    """The scripted player: a scoring card first, never a total-war risk if avoidable."""
-    safe = [a for a in acts if not a["war"]] or acts
+    """The scripted player: a scoring card first; never a total-war risk nor a realignment
+    (each can lower diplomacy toward total war, R7) if avoidable; else a random choice."""
+    safe = [a for a in acts if not a["war"] and "realign" not in a["label"]] or acts
     scoring = [a for a in safe if a["scoring"]]
     return scoring[0] if scoring else rng.choice(safe)
 
@@ -132,7 +136,7 @@ def _play(page: Any, rng: random.Random, decisions: int | None = None,
         if not st["acts"]:
             page.wait_for_timeout(50)
             continue
-        turn = int(page.evaluate("() => document.body.dataset.turn"))
+        turn = st["turn"]
         if shots and turn in shots:
             page.screenshot(path=str(SHOTS / shots.pop(turn)), full_page=True)
         _click(page, _pick(st["acts"], rng)["a"])
@@ -148,26 +152,36 @@ def _api(server: str, method: str, path: str, token: str | None = None, **kw: An
     return r.json()
 
 
+@functools.lru_cache(maxsize=2)
+def _cards(server: str) -> list[dict[str, Any]]:
+    return _api(server, "GET", "/api/content")["cards"]
+
+
 def _card_names(server: str) -> list[str]:
-    return [c["name"] for c in _api(server, "GET", "/api/content")["cards"]]
+    return [c["name"] for c in _cards(server)]
 
 
 def _hand_names(server: str, game: str, token: str, seat: str | None = None) -> set[str]:
+    """The names of the cards in a seat's hand that the other seat may not know: not those
+    it was shown (R20), nor the card the seat is playing (face up once played; it stays in
+    the hand until its mode is chosen)."""
     q = f"?as={seat}" if seat else ""
     v = _api(server, "GET", f"/api/games/{game}{q}", token)
     names = _card_names(server)
-    known = set(v.get("opponent_known") or [])
-    return {names[i] for i in v["hand"] if i not in known}
+    public = set(v.get("opponent_known") or [])
+    d = v.get("decision")
+    if d and d["player"] == v["seat"] and d["kind"] != "headline":
+        public.add(d["ctx"].get("card"))
+    return {names[i] for i in v["hand"] if i not in public}
 
 
 def _hidden_from(page: Any, names: set[str], server: str) -> None:
     """No name of `names` on the page, outside the printed texts of cards (a card's text
     may name another card)."""
     page_html = page.content()
-    for c in _api(server, "GET", "/api/content")["cards"]:
-        for text in (c["text"], c["text_zh"]):
-            if text:
-                page_html = page_html.replace(html.escape(text, quote=False), "")
+    texts = {t for c in _cards(server) for t in (c["text"], c["text_zh"]) if t}
+    for text in sorted(texts, key=len, reverse=True):  # longest first: texts contain texts
+        page_html = page_html.replace(html.escape(text, quote=False), "")
     leaked = sorted(n for n in names if html.escape(n, quote=False) in page_html)
     where = [page_html[max(0, page_html.index(html.escape(n, quote=False)) - 200):][:300]
              for n in leaked]
@@ -330,26 +344,31 @@ def test_replay_timeline_jumps(page: Any, server: str, tmp_path: Path) -> None:
     assert page.locator('#hand [data-hand="usa"]').count() == 1
 
 
-def test_total_war_needs_a_confirmation(page: Any, server: str) -> None:
-    g = _api(server, "POST", "/api/games", json={"usa": "human", "china": "human"})
+def _position_with_total_war_risk(server: str) -> tuple[dict, dict]:
+    """A hot-seat game played by random API actions until an option risks total war."""
     rng = random.Random(4)
-    for _ in range(300):
-        v = _api(server, "GET", f"/api/games/{g['id']}", g["seats"]["usa"])
-        seat = v["decision"]["player"]
-        v = _api(server, "GET", f"/api/games/{g['id']}", g["seats"][seat])
-        opts = v["decision"]["options"]
-        war = [o for o in opts if o["total_war"]]
-        if war:
-            break
-        o = rng.choice(opts)
-        _api(server, "POST", f"/api/games/{g['id']}/act", g["seats"][seat],
-             json={"decision": v["decision_index"], "action": o["action"]})
-    else:
-        pytest.fail("no decision with a total-war risk in 300 random decisions")
-    page.goto(g["links"][seat])
+    for _ in range(5):
+        g = _api(server, "POST", "/api/games", json={"usa": "human", "china": "human",
+                                                     "hotseat": True})
+        token = g["seats"]["usa"]
+        v = _api(server, "GET", f"/api/games/{g['id']}", token)
+        while not v["over"]:
+            opts = v["decision"]["options"]
+            war = [o for o in opts if o["total_war"]]
+            if war:
+                return g, war[0]
+            v = _api(server, "POST", f"/api/games/{g['id']}/act", token,
+                     json={"decision": v["decision_index"], "action": rng.choice(opts)["action"]})
+    pytest.fail("no decision with a total-war risk in 5 random games")
+
+
+def test_total_war_needs_a_confirmation(page: Any, server: str) -> None:
+    g, war = _position_with_total_war_risk(server)
+    page.goto(g["links"]["usa"])
+    page.click("#pass-ok")
     _wait_choice(page)
     at = _state(page)["decision"]
-    target = page.locator(f'[data-action="{war[0]["action"]}"]').first
+    target = page.locator(f'[data-action="{war["action"]}"]').first
     assert "war" in (target.get_attribute("class") or "")
     target.click()
     page.wait_for_selector("#war-text")

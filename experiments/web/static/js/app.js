@@ -94,7 +94,8 @@ function render() {
   S.map.update(shown);
   S.map.choices(byCountry);
   renderCards(S.content, shown, byCard, pick);
-  renderLog({ log: S.log.filter(Boolean) }, (ids) => S.map.touch(ids));
+  // Hot-seat between turns: no log either (a seat's own draws are in its log).
+  renderLog(hide ? [] : S.log.filter(Boolean), (ids) => S.map.touch(ids), shown.seat);
   $("seat-label").textContent = hide ? "" : seatLabel(shown);
   $("analysis").classList.toggle("hidden", !(v.analysis && human && !hide));
   // For tests and scripts: where the game stands (what is also drawn on screen).
@@ -116,7 +117,8 @@ function passScreen(seat) {
       S.shown = seat;
       sessionStorage.setItem("evenstar.shown." + S.route.game, seat);
       closeOverlay();
-      poll();  // fetch the view as this seat
+      if (S.view && S.view.seat === seat) render();  // the view in hand is already this seat's
+      poll();  // (re)fetch the view as this seat
     } }, t("pass_button", sideName(seat)))));
   el.dataset.kind = "pass";
 }
@@ -124,7 +126,11 @@ function passScreen(seat) {
 function show(v) {
   if (S.view && S.view.id === v.id && v.mode !== "replay" && v.decision_index < S.view.decision_index &&
       !S.undone) return;  // a late long-poll answer: keep the newer view
+  const same = S.view && S.view.id === v.id && S.view.decision_index === v.decision_index &&
+    S.view.seat === v.seat && S.view.log_total === v.log_total && S.view.over === v.over && !S.undone;
   S.undone = false;
+  if (same) return;  // the long poll answering with what the act already showed
+  if (v.mode === "hotseat") S.log = [];  // hot-seat: each view brings its seat's whole log
   mergeLog(v);
   S.view = v;
   render();
@@ -132,9 +138,13 @@ function show(v) {
 }
 
 // ------------------------------------------------------------------ game loop
+/** Where the log request starts: hot-seat views are for two seats, each with its own
+ *  log (its draws), so each one brings the whole log; otherwise only the new lines. */
+const logFrom = () => (S.view && S.view.mode === "hotseat" ? 0 : S.log.length);
+
 function viewPath(wait) {
   const r = S.route;
-  const q = new URLSearchParams({ log_from: String(S.log.length) });
+  const q = new URLSearchParams({ log_from: String(logFrom()) });
   if (wait !== null) q.set("wait", String(wait));
   if (S.view && S.view.mode === "hotseat" && S.shown) q.set("as", S.shown);
   return `/api/games/${encodeURIComponent(r.game)}?${q}`;
@@ -164,7 +174,7 @@ async function pick(option) {
   if (option.total_war && !(await confirmWar(option))) return;
   S.busy = true;
   try {
-    const v = await api(`/api/games/${encodeURIComponent(S.route.game)}/act?log_from=${S.log.length}`,
+    const v = await api(`/api/games/${encodeURIComponent(S.route.game)}/act?log_from=${logFrom()}`,
       { method: "POST", token: S.route.token, body: { decision: S.view.decision_index, action: option.action } });
     show(v);
   } catch (e) {
@@ -294,6 +304,15 @@ async function main() {
     } else renderStart(S.content, { toast, go: (hash) => { location.hash = hash; } });
   });
   $("home-btn").addEventListener("click", () => { location.hash = ""; });
+  let zoom = Number(localStorage.getItem("evenstar.zoom") || 1);
+  const setZoom = (z) => {
+    zoom = Math.max(1, Math.min(2.5, z));
+    $("map-host").style.setProperty("--zoom", zoom);
+    localStorage.setItem("evenstar.zoom", String(zoom));
+  };
+  setZoom(zoom);
+  $("zoom-in").addEventListener("click", () => setZoom(zoom + 0.25));
+  $("zoom-out").addEventListener("click", () => setZoom(zoom - 0.25));
   $("analysis-toggle").addEventListener("change", (e) => {
     S.analysisOn = e.target.checked;
     if (S.analysisOn) refreshAnalysis(); else renderAnalysis(null);

@@ -25,7 +25,7 @@ export function renderStatus(content, view) {
       h("div", { class: "vp-bar", title: `${t("vp")} ${net >= 0 ? "+" : ""}${net}` },
         h("i", { style: `left:calc(${100 - pos}% - 2px)` }))),
     stat(`${view.reserves.usa} / ${view.reserves.china}`, t("reserves") + ` (${t("usa")}/${t("china")})`, "stat-reserves"),
-    stat(`${view.hand_sizes.usa} / ${view.hand_sizes.china}`, t("hand") + ` #`, "stat-hands"),
+    stat(`${view.hand_sizes.usa} / ${view.hand_sizes.china}`, t("hand_sizes"), "stat-hands"),
   );
 }
 
@@ -81,15 +81,21 @@ export function renderCards(content, view, cardOptions, onPick) {
       view.opponent_known.map((id) => cardChip(card(id)))));
   }
   lines.push(h("div", {}, t("draw_pile", view.draw_pile ?? "?")));
+  const pileKey = JSON.stringify([getLang(), seat, view.hand_sizes, view.opponent_known, view.draw_pile,
+    view.headlines, view.playing, view.in_play, view.discard, view.removed]);
+  if ($("piles").dataset.key === pileKey) return;
+  $("piles").dataset.key = pileKey;
   const heads = view.headlines || {};
   const headChips = ["usa", "china"].filter((s) => heads[s] !== null && heads[s] !== undefined)
     .map((s) => cardChip(card(heads[s])));
-  const pile = (key, ids) => h("div", { class: "pile", "data-pile": key },
-    h("h2", {}, `${t(key)} (${ids.length})`), h("div", { class: "chips" }, ids.map((id) => cardChip(card(id)))));
+  const open = new Set([...document.querySelectorAll("#piles details[open]")].map((d) => d.dataset.pile));
+  const pile = (key, ids, always = false) => h("details", { class: "pile", "data-pile": key,
+                                                           open: always || open.has(key) },
+    h("summary", {}, `${t(key)} (${ids.length})`), h("div", { class: "chips" }, ids.map((id) => cardChip(card(id)))));
   fill($("piles"), lines,
     headChips.length ? h("div", { class: "pile" }, h("h2", {}, t("headlines")), h("div", { class: "chips" }, headChips)) : null,
-    (view.playing || []).length ? pile("playing", view.playing) : null,
-    pile("in_play", view.in_play || []), pile("discard", view.discard || []),
+    (view.playing || []).length ? pile("playing", view.playing, true) : null,
+    pile("in_play", view.in_play || [], true), pile("discard", view.discard || []),
     pile("removed", view.removed || []));
 }
 
@@ -157,19 +163,27 @@ export function renderDecision(content, view, ctx) {
   return { byCountry, byCard };
 }
 
-/** The log: newest at the bottom; hovering a line highlights the countries it touched. */
-export function renderLog(view, onTouch) {
+/** The log: newest at the bottom; hovering a line highlights the countries it touched.
+ *  Only new lines are added (a long game's log has a thousand lines). */
+export function renderLog(entries, onTouch, seat) {
   const host = $("log");
   const atBottom = host.scrollHeight - host.scrollTop - host.clientHeight < 30;
   const zh = getLang() === "zh";
-  fill(host, (view.log || []).map((e) => {
+  const key = `${getLang()}|${seat}|${entries.length ? entries[0].seq : ""}`;
+  let have = host.dataset.key === key ? host.childElementCount : 0;
+  if (have > entries.length || (have && host.lastElementChild.dataset.seq !== String(entries[have - 1].seq))) have = 0;
+  if (!have) host.replaceChildren();
+  host.dataset.key = key;
+  const frag = document.createDocumentFragment();
+  for (const e of entries.slice(have)) {
     const el = h("div", { class: e.countries && e.countries.length ? "touches" : "",
-                          "data-countries": (e.countries || []).join(",") },
+                          "data-seq": e.seq, "data-countries": (e.countries || []).join(",") },
       zh && e.text_zh ? e.text_zh : e.text);
     el.addEventListener("mouseenter", () => onTouch(e.countries || []));
     el.addEventListener("mouseleave", () => onTouch([]));
-    return el;
-  }));
+    frag.appendChild(el);
+  }
+  host.appendChild(frag);
   if (atBottom || !host.dataset.seen) host.scrollTop = host.scrollHeight;
   host.dataset.seen = "1";
 }

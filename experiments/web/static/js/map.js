@@ -145,7 +145,7 @@ export function drawMap(host, content, onCountry) {
     for (const b of boxes) {
       const label = countryName(b.c);
       b.name.textContent = label;
-      const est = [...label].reduce((n, ch) => n + (ch.charCodeAt(0) > 0x2e80 ? 10.5 : 6.2), 0);
+      const est = [...label].reduce((n, ch) => n + (ch.charCodeAt(0) > 0x2e80 ? 12.5 : 7.1), 0);
       if (est > bw - 8) { b.name.setAttribute("textLength", bw - 8); b.name.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
       else { b.name.removeAttribute("textLength"); b.name.removeAttribute("lengthAdjust"); }
     }
