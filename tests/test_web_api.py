@@ -293,3 +293,17 @@ def test_a_whole_game_against_learned_to_the_end(c) -> None:
     assert v["over"] and v["result"]["reason"]
     rec = c.get(f"/api/games/{gid}/record").json()
     assert len(rec["actions"]) == v["decision_index"] and rec["agents"]["usa"] == "learned"
+
+
+def test_rendered_logs_are_kept_for_a_bounded_number_of_games(monkeypatch) -> None:
+    import experiments.web.sessions as sessions
+
+    monkeypatch.setattr(sessions, "LOGS_KEPT", 2)
+    with client() as cl:
+        games = [new_game(cl, usa="human", china="human") for _ in range(3)]
+        first = [view(cl, g["id"], g["seats"]["usa"]) for g in games]
+        live = cl.app.state.sessions.games
+        assert live[games[0]["id"]].log_cache == {}  # the least recently viewed: dropped
+        assert live[games[2]["id"]].log_cache
+        again = view(cl, games[0]["id"], games[0]["seats"]["usa"])
+        assert again["log"] == first[0]["log"]  # rendered again, the same

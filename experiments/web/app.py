@@ -176,7 +176,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     def view_of(live: LiveGame, seat: str | None, log_from: int) -> JSONResponse:
         reveal = live.game.is_over
         v = game_view(live.game, seat=seat, reveal=reveal,
-                      log=live.log("all" if reveal else seat, log_from))
+                      log=sessions.log(live, "all" if reveal else seat, log_from))
         v.update(id=live.id, mode=live.mode, players=dict(live.stored.players),
                  decision_index=len(live.actions),
                  analysis=bool(live.stored.options.get("analysis")),

@@ -30,6 +30,7 @@ HUMAN = "human"
 AGENT_TRIES = 3
 MAX_RUNNING = 1000  # games in progress at once
 MAX_LOADED = 2000  # games kept in memory (finished ones beyond are dropped, then rebuilt)
+LOGS_KEPT = 200  # games whose rendered logs are kept (about 1 MB a game and viewer at most)
 SEED_BITS = 62
 MAX_SPEED = 60.0  # seconds per agent move, the slowest watch speed
 
@@ -117,6 +118,7 @@ class Sessions:
         self.workers, self.processes = workers, processes
         self.games: dict[str, LiveGame] = {}  # loaded games, least recently used first
         self._loading: dict[str, asyncio.Future] = {}
+        self._logs: dict[str, LiveGame] = {}  # games whose rendered log is kept, LRU order
         self.resuming: asyncio.Task | None = None  # resume_all, run in the background
         self.pool = make_pool(workers, processes)  # the agents
         self.threads = ThreadPoolExecutor(2, thread_name_prefix="rebuild")  # rebuilds, analysis
@@ -145,6 +147,15 @@ class Sessions:
                     await live.driver
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.threads.shutdown(wait=False, cancel_futures=True)
+
+    def log(self, live: LiveGame, viewer: str | None, start: int) -> tuple[list[dict], int]:
+        """`live.log`, with the rendered logs of at most LOGS_KEPT games kept in memory
+        (least recently viewed first dropped; they are rendered again when asked for)."""
+        self._logs.pop(live.id, None)
+        self._logs[live.id] = live
+        while len(self._logs) > LOGS_KEPT:
+            self._logs.pop(next(iter(self._logs))).log_cache = {}
+        return live.log(viewer, start)
 
     def stats(self, last: int = 10_000) -> dict[str, Any]:
         """Games loaded and in progress; per agent spec, its moves so far (total) and the
