@@ -307,3 +307,26 @@ def test_rendered_logs_are_kept_for_a_bounded_number_of_games(monkeypatch) -> No
         assert live[games[2]["id"]].log_cache
         again = view(cl, games[0]["id"], games[0]["seats"]["usa"])
         assert again["log"] == first[0]["log"]  # rendered again, the same
+
+
+def test_a_move_that_cannot_be_stored_is_not_taken(monkeypatch) -> None:
+    import sqlite3
+
+    with client() as cl:
+        g = new_game(cl, usa="human", china="human")
+        tok = g["seats"]["usa"]
+        v = view(cl, g["id"], tok)
+        store = cl.app.state.sessions.store
+
+        def full(*args) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(store, "append", full)
+        r = act(cl, g["id"], tok, v["decision_index"], v["decision"]["options"][0]["action"])
+        assert r.status_code == 503 and "nothing changed" in r.json()["error"]
+        monkeypatch.undo()
+        after = view(cl, g["id"], tok)
+        assert {k: after[k] for k in ("decision_index", "influence", "log_total", "decision")} \
+            == {k: v[k] for k in ("decision_index", "influence", "log_total", "decision")}
+        assert act(cl, g["id"], tok, v["decision_index"],
+                   v["decision"]["options"][0]["action"]).status_code == 200

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import logging
 import secrets
+import sqlite3
 import time
 from collections import defaultdict, deque
 from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
@@ -250,7 +251,15 @@ class Sessions:
             raise ApiError(400, f"action {action} is not one of the legal actions of this "
                                 f"decision ({len(g.decision.legal)} legal)")
         live.step(action)
-        self.store.append(live.id, len(live.actions) - 1, action, g.is_over)
+        try:
+            self.store.append(live.id, len(live.actions) - 1, action, g.is_over)
+        except sqlite3.Error as exc:  # not stored: not taken (the game is replayed without it)
+            fresh = rebuild(dataclasses.replace(live.stored, actions=live.actions[:-1]))
+            live.stored, live.game, live.log_cache = fresh.stored, fresh.game, {}
+            live.actors, live.chance_marks = fresh.actors, fresh.chance_marks
+            log.error("game %s: a move could not be stored: %s", live.id, exc)
+            raise ApiError(503, f"the move could not be stored ({exc}); nothing changed, "
+                                "try again") from None
         live.notify()
         self.kick(live)
 
