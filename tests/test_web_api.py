@@ -322,6 +322,10 @@ def test_a_move_that_cannot_be_stored_is_not_taken(monkeypatch) -> None:
             raise sqlite3.OperationalError("database or disk is full")
 
         monkeypatch.setattr(store, "append", full)
+        monkeypatch.setattr(store, "create", full)
+        refused = cl.post("/api/games", json={})
+        assert refused.status_code == 503 and "disk is full" in refused.json()["error"]
+        assert len(cl.app.state.sessions.games) == 1
         r = act(cl, g["id"], tok, v["decision_index"], v["decision"]["options"][0]["action"])
         assert r.status_code == 503 and "nothing changed" in r.json()["error"]
         monkeypatch.undo()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import sqlite3
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -149,6 +150,11 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
         where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
         return JSONResponse({"error": f"{where + ': ' if where else ''}{e['msg']}"[:300]},
                             status_code=400)
+
+    @app.exception_handler(sqlite3.Error)
+    async def _store_failed(request: Request, exc: sqlite3.Error) -> JSONResponse:
+        message = f"the game store failed ({exc}); nothing was saved, try again"
+        return JSONResponse({"error": message[:300]}, status_code=503)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
