@@ -201,7 +201,7 @@ def test_analysis_only_when_asked_for_and_only_for_the_seat(c) -> None:
     legal = {o["action"] for o in v["decision"]["options"]}
     assert a["seat"] == "usa" and -1 <= a["value"] <= 1
     assert a["moves"] and {m["action"] for m in a["moves"]} <= legal
-    ps = [m["p"] for m in a["moves"]]
+    ps = [m["prob"] for m in a["moves"]]
     assert ps == sorted(ps, reverse=True) and sum(ps) <= 1.0001
 
 

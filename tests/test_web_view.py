@@ -138,3 +138,20 @@ def test_the_log_is_the_event_stream_filtered_for_the_seat_and_rendered() -> Non
     spectator = log_entries(g, None)[0]
     assert all(e["card"] == -1 for e in spectator if e["type"] == "draw")
     assert _view(g, "china")["log"] == china_sees
+
+
+def test_every_prompt_and_option_has_its_chinese_text() -> None:
+    import random
+
+    kinds = set()
+    for seed in range(6):
+        g, rng = new_game(seed), random.Random(seed)
+        for _ in range(250):
+            if g.is_over:
+                break
+            d = _view(g, g.decision.player, log=([], 0))["decision"]
+            kinds.add(d["kind"])
+            texts = [d["prompt_zh"]] + [o["label_zh"] for o in d["options"]]
+            assert all(t and "{" not in t and not t.isascii() for t in texts), texts
+            g.step(rng.choice(g.decision.legal))
+    assert {"card", "mode", "headline", "modifier", "influence", "place"} <= kinds

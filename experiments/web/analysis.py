@@ -14,6 +14,8 @@ import numpy as np
 from evenstar_env import Game
 from evenstar_env.env.observation import observe
 
+from . import zh
+
 TOP = 5
 _lock = threading.Lock()
 _net: Any = None
@@ -49,11 +51,13 @@ async def analyse(game: Game, seat: str, pool: Executor) -> dict[str, Any]:
     to_move = not game.is_over and game.current_player == seat
     mask = game.action_mask() if to_move else np.zeros(game.num_actions, dtype=bool)
     labels = {int(a): game.describe_action(int(a)) for a in np.flatnonzero(mask)}
+    d = game.decision
+    labels_zh = {a: zh.label(game, d.kind, d.context, d.player, a) for a in labels}
     probs, value = await asyncio.get_running_loop().run_in_executor(pool, _evaluate, obs, mask)
     moves = []
     if probs is not None:
         best = sorted(labels, key=lambda a: -probs[a])[:TOP]
-        moves = [{"action": a, "label": labels[a], "p": round(float(probs[a]), 4)}
-                 for a in best]
+        moves = [{"action": a, "label": labels[a], "label_zh": labels_zh[a],
+                  "prob": round(float(probs[a]), 4)} for a in best]
     return {"seat": seat, "value": round(value, 4), "moves": moves,
             "note": "learned policy (agents/checkpoints/learned), this seat's observation"}

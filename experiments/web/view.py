@@ -37,6 +37,8 @@ from evenstar_env.engine.constants import (
 )
 from evenstar_env.events import annotate
 
+from . import zh
+
 SEATS = SIDES
 CARD_PLAY_KINDS = ("card", "headline")  # card options that play the card (its event may fire)
 
@@ -98,6 +100,7 @@ def decision_view(game: Game, seat: str | None, reveal: bool) -> dict[str, Any] 
     if d is None:
         return None
     out: dict[str, Any] = {"player": d.player, "kind": d.kind, "prompt": d.text,
+                           "prompt_zh": zh.prompt(game),
                            "ctx": {k: int(v) if isinstance(v, (int, np.integer)) else v
                                    for k, v in d.context.items()}}
     if seat != d.player and not reveal:
@@ -119,7 +122,8 @@ def _option(game: Game, d: Any, a: int) -> dict[str, Any]:
         if MODES[index] == "event" or card.side not in (d.player, "neutral"):
             war = game.event_risks_total_war(card.name, d.player)
     return {"action": a, "group": group, "index": int(index),
-            "label": game.describe_action(a), "total_war": bool(war)}
+            "label": game.describe_action(a),
+            "label_zh": zh.label(game, d.kind, d.context, d.player, a), "total_war": bool(war)}
 
 
 # ------------------------------------------------------------------ the view
