@@ -198,8 +198,10 @@ def serve(host: Annotated[str, typer.Option(help="address to listen on (127.0.0.
         raise typer.BadParameter(f"{db} is a folder; name a file", param_hint="--db")
     if records is not None and not records.is_dir():
         raise typer.BadParameter(f"{records} is not a folder", param_hint="--records")
+    loopback = host in ("127.0.0.1", "localhost", "::1")
     try:
-        app = create_app(db, records, workers)
+        app = create_app(db, records, workers, allowed_hosts=(
+            ["127.0.0.1", "localhost", "[::1]"] if loopback else None))
     except Exception as exc:  # sqlite3.Error, OSError: one line
         fail(f"cannot open the game store {db}: {exc}")
     console.print(f"Evenstar board at http://{host}:{port}/ (games in {escape(str(db))})")

@@ -206,3 +206,23 @@ def test_huge_chunked_bodies_are_refused_on_every_post(c, game) -> None:
                  "/api/replays"):
         refused(c.post(path, content=chunks(), headers=headers), 413)
     assert snapshot(c, g) == before
+
+
+def test_a_loopback_server_refuses_other_host_names() -> None:
+    """DNS rebinding: a page of another site resolved to 127.0.0.1 names its own host."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    from experiments.web import create_app
+
+    app = create_app(":memory:", processes=False, allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://127.0.0.1:8765") as cl:
+        assert cl.get("/api/agents").status_code == 200
+        assert cl.get("/api/agents", headers={"host": "localhost:8765"}).status_code == 200
+        for host in ("evil.example", "127.0.0.1.evil.example:8765", ""):
+            refused(cl.get("/api/agents", headers={"host": host}), 400)
+            refused(cl.post("/api/games", json={}, headers={"host": host}), 400)
+        assert cl.app.state.sessions.games == {}

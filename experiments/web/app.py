@@ -72,18 +72,25 @@ class Created(BaseModel):
     links: dict[str, str | None]
 
 
-class BodyLimit:
-    """ASGI middleware: a request body over `limit` bytes is refused with 413 before the
-    app sees it (declared by Content-Length or sent in chunks); the body is read here,
-    bounded, and handed on whole."""
+class Guard:
+    """ASGI middleware: a Host header not among `hosts` (when given) is refused with 400;
+    a request body over `limit` bytes with 413 before the app sees it (declared by
+    Content-Length or sent in chunks): the body is read here, bounded, and handed on."""
 
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: Any, limit: int, hosts: list[str] | None = None) -> None:
+        self.app, self.limit, self.hosts = app, limit, hosts
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        length = dict(scope["headers"]).get(b"content-length")
+        headers = dict(scope["headers"])
+        if self.hosts is not None:
+            host = headers.get(b"host", b"").decode("latin-1")
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name not in self.hosts:
+                resp = JSONResponse({"error": f"unknown host {host[:60]!r}"}, status_code=400)
+                return await resp(scope, receive, send)
+        length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
             return await _too_large(scope, receive, send, self.limit)
         chunks, size, more = [], 0, True
@@ -115,10 +122,12 @@ async def _too_large(scope: dict, receive: Any, send: Any, limit: int) -> None:
 
 # ------------------------------------------------------------------ the app
 def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None = None,
-               workers: int = 2, max_wait: float = MAX_WAIT, processes: bool = True
-               ) -> FastAPI:
+               workers: int = 2, max_wait: float = MAX_WAIT, processes: bool = True,
+               allowed_hosts: list[str] | None = None) -> FastAPI:
     """The web app over the SQLite store at `db_path` (records for replays under
-    `records_dir`); the agents think in `workers` processes (threads if not `processes`)."""
+    `records_dir`); the agents think in `workers` processes (threads if not `processes`);
+    requests naming another Host than `allowed_hosts` (when given) are refused (400), so a
+    web page cannot reach a server on this machine by DNS rebinding."""
     store = Store(db_path)
     sessions = Sessions(store, workers, processes)
     content = load_content()
@@ -138,7 +147,7 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     app = FastAPI(title="Evenstar", version="1", lifespan=lifespan, docs_url="/api/docs",
                   description="Dawn of the Evenstar in the browser (docs/web.md).")
     app.state.sessions = sessions
-    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(Guard, limit=MAX_BODY, hosts=allowed_hosts)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
