@@ -3,7 +3,7 @@
 // (#game=ID&token=TOKEN, #replay=ID&at=K), so a reload resumes where it was.
 import { api, ApiError } from "./api.js";
 import { h, fill } from "./svg.js";
-import { t, getLang, setLang, sideName } from "./i18n.js";
+import { t, getLang, setLang, sideName, termName } from "./i18n.js";
 import { drawMap } from "./map.js";
 import { renderStatus, renderTracks, renderRegions, renderCards, renderDecision, renderLog,
          renderAnalysis } from "./board.js";
@@ -38,7 +38,7 @@ function confirmWar(option) {
   return new Promise((resolve) => {
     const done = (ok) => { closeOverlay(); resolve(ok); };
     overlay(h("h2", {}, "⚠ " + t("war_title")),
-      h("p", { id: "war-text" }, t("war_text")), h("p", { class: "meta" }, option.label),
+      h("p", { id: "war-text" }, t("war_text")), h("p", { class: "meta" }, getLang() === "zh" && option.label_zh ? option.label_zh : option.label),
       h("div", { class: "row" },
         h("button", { id: "war-cancel", onclick: () => done(false) }, t("cancel")),
         h("button", { id: "war-confirm", class: "primary", onclick: () => done(true) }, t("confirm"))));
@@ -239,7 +239,7 @@ function renderReplayBar(v) {
   const cur = [...(v.marks || [])].reverse().find((m) => m.decision <= v.decision_index);
   const fillRounds = () => {
     fill(roundSel, (v.marks || []).filter((m) => String(m.turn) === turnSel.value)
-      .map((m) => h("option", { value: m.decision }, `${m.phase} ${m.round ? t("jump_round") + " " + m.round : ""}`.trim())));
+      .map((m) => h("option", { value: m.decision }, `${termName("phase", m.phase)} ${m.round ? t("jump_round") + " " + m.round : ""}`.trim())));
   };
   if (cur) turnSel.value = String(cur.turn);
   fillRounds();

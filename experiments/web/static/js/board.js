@@ -1,6 +1,6 @@
 // The board around the map: status bar, tracks, regions, hand, piles, decision, log.
 import { h, fill } from "./svg.js";
-import { t, sideName, regionName, cardName, getLang } from "./i18n.js";
+import { t, sideName, regionName, cardName, getLang, termName } from "./i18n.js";
 import { cardFace, cardChip } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
@@ -17,8 +17,8 @@ export function renderStatus(content, view) {
   const pos = Math.max(0, Math.min(100, 50 + net * 2.5));
   fill($("stats"),
     stat(`${view.turn}/${content.turns}`, t("turn"), "stat-turn"),
-    stat(view.era, t("era")),
-    stat(view.phase, t("phase"), "stat-phase"),
+    stat(termName("era", view.era), t("era")),
+    stat(termName("phase", view.phase), t("phase"), "stat-phase"),
     stat(view.round, t("round"), "stat-round"),
     h("div", { class: "stat", id: "stat-vp" },
       h("b", {}, `${t("usa")} ${view.vp.usa} : ${view.vp.china} ${t("china")}`),
@@ -115,6 +115,8 @@ function historyBlock(view) {
       .map(([s, m]) => `${sideName(s)} ${m}`).join(", "))) : null);
 }
 
+export const optionLabel = (o) => (getLang() === "zh" && o.label_zh ? o.label_zh : o.label);
+
 /** The decision panel. Returns the options split by where they are clicked. */
 export function renderDecision(content, view, ctx) {
   const host = $("decision");
@@ -147,7 +149,7 @@ export function renderDecision(content, view, ctx) {
     else if (o.group === "card" && inHand.has(o.index)) byCard[o.index] = o;
     else if (o.group === "card") loose.push(cardFace(content.cards[o.index], o, ctx.pick));
     else buttons.push(h("button", { class: o.total_war ? "war" : "", "data-action": o.action,
-                                    "data-group": o.group, onclick: () => ctx.pick(o) }, o.label));
+                                    "data-group": o.group, onclick: () => ctx.pick(o) }, optionLabel(o)));
   }
   const notes = [];
   if (Object.keys(byCountry).length) notes.push(h("div", { class: "meta" }, t("choose_country")));
@@ -194,7 +196,8 @@ export function renderAnalysis(a) {
   if (!a) { fill(host); return; }
   fill(host, h("div", {}, `${t("value")}: ${Number(a.value).toFixed(2)}`),
     h("div", { class: "meta" }, t("top_moves")),
-    h("ol", {}, (a.top || a.moves || []).map((m) => h("li", {}, `${m.label} — ${(100 * m.prob).toFixed(1)}%`))));
+    h("ol", {}, (a.moves || []).map((m) => h("li", { "data-action": null },
+      `${optionLabel(m)} — ${(100 * m.prob).toFixed(1)}%`))));
 }
 
 export { cardName };

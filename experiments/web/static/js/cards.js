@@ -14,7 +14,7 @@ export function cardFace(c, option = null, onPick = null) {
   const el = h("div", {
     class: `card ${c.side}${c.scoring ? " scoring" : ""}${option ? " legal" : ""}${option && option.total_war ? " war" : ""}`,
     "data-card": c.id, "data-action": option ? option.action : null,
-    title: option ? option.label : null,
+    title: option ? (getLang() === "zh" && option.label_zh ? option.label_zh : option.label) : null,
   },
   h("span", { class: "ops" }, c.scoring ? "S" : String(c.ops)),
   h("span", { class: "cn" }, cardName(c)),

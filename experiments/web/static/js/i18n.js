@@ -43,6 +43,15 @@ const STRINGS = {
     social_usa: "US social", social_china: "China social", economy_usa: "US economy",
     economy_china: "China economy", tech_usa: "US tech", tech_china: "China tech",
     agent: "Agent", watching: "Watching {0} vs {1}", known_cards: "Cards of {0} you have seen",
+    phase_setup: "setup", phase_history: "history", phase_deal: "deal", phase_headline: "headline",
+    phase_action: "action", phase_economy: "economy", phase_scoring: "scoring", phase_final: "final scoring",
+    phase_improve: "improvement", phase_russia_ukraine: "Russia–Ukraine", phase_over: "over",
+    era_early: "early", era_mid: "mid", era_late: "late",
+    about_agent: "You against an AI opponent: heuristic, learned (the trained policy), alphaism:SIMS or ismcts:ITER.",
+    about_hotseat: "Two people at one screen; each hand is hidden until its player confirms they are alone.",
+    about_remote: "Two people on two browsers: each seat gets a private link; send the other one to your opponent.",
+    about_watch: "Two agents play each other at the speed you choose.",
+    about_replay: "Any record: played here, from the arena or from a balance study. Timeline and jumps.",
     other_options: "Options", stale: "That choice was already made (another tab?); refreshed.",
   },
   zh: {
@@ -81,6 +90,15 @@ const STRINGS = {
     russia: "俄罗斯", tech: "科技", social_usa: "美国社会", social_china: "中国社会",
     economy_usa: "美国经济", economy_china: "中国经济", tech_usa: "美国科技", tech_china: "中国科技",
     agent: "AI", watching: "观看 {0} 对 {1}", known_cards: "你见过的{0}手牌",
+    phase_setup: "准备", phase_history: "历史事件", phase_deal: "发牌", phase_headline: "头条",
+    phase_action: "行动轮", phase_economy: "经济", phase_scoring: "计分", phase_final: "最终计分",
+    phase_improve: "改善", phase_russia_ukraine: "俄乌战争", phase_over: "结束",
+    era_early: "早期", era_mid: "中期", era_late: "后期",
+    about_agent: "与 AI 对战：heuristic、learned（训练出的策略）、alphaism:SIMS 或 ismcts:ITER。",
+    about_hotseat: "两人共用一个屏幕；每方的手牌在其确认独自观看前隐藏。",
+    about_remote: "两人各用一个浏览器：每方有私人链接，把另一条发给对手。",
+    about_watch: "两个 AI 以你选择的速度对战。",
+    about_replay: "任何记录：本服务器、竞技场或平衡性研究的对局。带时间轴与跳转。",
     other_options: "选项", stale: "该选择已被做出（另一个标签页？）；已刷新。",
   },
 };
@@ -104,4 +122,10 @@ export const countryName = (c) => (lang === "zh" && c.name_zh ? c.name_zh : c.na
 export const regionName = (r) => (lang === "zh" && r.name_zh ? r.name_zh : r.name);
 export const cardName = (c) => (lang === "zh" && c.name_zh ? c.name_zh : c.name);
 export const cardText = (c) => (lang === "zh" && c.text_zh ? c.text_zh : c.text);
+/** A phase or era name from the engine ("history", "mid"), in the current language. */
+export const termName = (kind, name) => {
+  const key = `${kind}_${String(name).replace(/[^a-z]+/gi, "_").toLowerCase()}`;
+  const s = t(key);
+  return s === key ? String(name) : s;
+};
 export const sideName = (s) => (s ? t(s) : t("none"));

@@ -58,6 +58,7 @@ export function drawMap(host, content, onCountry) {
 
   // Adjacency: inside a region solid, across regions dashed red, superpowers thick black.
   const links = svg("g", { class: "links" }, root);
+  const wrapLabels = [];
   const wrapped = new Set((L.wrap_links || []).map(([a, b]) => [a, b].sort().join("|")));
   const seen = new Set();
   const line = (a, b, cls) => svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: cls }, links);
@@ -81,9 +82,9 @@ export function drawMap(host, content, onCountry) {
       const edge = p.x < width / 2 ? 0 : width;
       line(p, { x: edge, y: p.y }, "link superpower wrap");
       const tx = edge === 0 ? 4 : width - 4;
-      svg("text", { x: tx, y: p.y - 8, class: "wrap-label",
-                    "text-anchor": edge === 0 ? "start" : "end" }, links).textContent =
-        "→ " + (to in L.superpowers ? to : to);
+      const label = svg("text", { x: tx, y: p.y - 8, class: "wrap-label", "data-to": to,
+                                  "text-anchor": edge === 0 ? "start" : "end" }, links);
+      wrapLabels.push(label);
     }
   }
 
@@ -151,6 +152,10 @@ export function drawMap(host, content, onCountry) {
     }
     for (const { el, r } of Object.values(labelEls)) {
       el.textContent = regionName(r) + (r.kind === "region" ? `  ${r.presence}/${r.domination}/${r.control}` : "");
+    }
+    for (const el of wrapLabels) {
+      const to = el.dataset.to;
+      el.textContent = "→ " + (to === "USA" ? t("usa") : to === "China" ? t("china") : countryName(byName[to]));
     }
     root.querySelector('[data-sp="usa"]').textContent = t("usa");
     root.querySelector('[data-sp="china"]').textContent = t("china");

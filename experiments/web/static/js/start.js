@@ -28,7 +28,7 @@ export async function renderStart(content, app) {
   const custom = h("input", { id: "agent-custom", placeholder: "alphaism:64, ismcts:400 …", size: 18 });
   const analysis = h("input", { type: "checkbox", id: "agent-analysis" });
   const playAgent = h("section", { class: "panel", id: "mode-agent" },
-    h("h2", {}, t("play_agent")),
+    h("h2", {}, t("play_agent")), h("p", { class: "meta" }, t("about_agent")),
     h("label", {}, t("your_side") + " ", side),
     h("label", {}, t("opponent") + " ", opp, " ", custom),
     h("label", {}, analysis, " " + t("analysis_opt")),
@@ -40,14 +40,14 @@ export async function renderStart(content, app) {
     } }, t("start")));
 
   const hotseat = h("section", { class: "panel", id: "mode-hotseat" },
-    h("h2", {}, t("hotseat")),
+    h("h2", {}, t("hotseat")), h("p", { class: "meta" }, t("about_hotseat")),
     h("button", { class: "primary", id: "start-hotseat", onclick: () =>
       create({ usa: "human", china: "human", hotseat: true })
         .then((g) => app.go(hashOf(g.links.usa))).catch(fail) }, t("start")));
 
   const links = h("div", { id: "links" });
   const remote = h("section", { class: "panel", id: "mode-remote" },
-    h("h2", {}, t("remote")),
+    h("h2", {}, t("remote")), h("p", { class: "meta" }, t("about_remote")),
     h("button", { class: "primary", id: "start-remote", onclick: () =>
       create({ usa: "human", china: "human", hotseat: false }).then((g) => {
         fill(links, h("p", {}, t("links_title")), ["usa", "china", "watch"].map((s) => h("label", {},
@@ -60,7 +60,7 @@ export async function renderStart(content, app) {
   const wChina = agentSelect("watch-china", "learned");
   const speed = h("input", { type: "number", id: "watch-speed", min: 0, max: 10, step: 0.1, value: 0.5, style: "width:70px" });
   const watch = h("section", { class: "panel", id: "mode-watch" },
-    h("h2", {}, t("watch")),
+    h("h2", {}, t("watch")), h("p", { class: "meta" }, t("about_watch")),
     h("label", {}, sideName("usa") + " ", wUsa), h("label", {}, sideName("china") + " ", wChina),
     h("label", {}, t("speed") + " ", speed),
     h("button", { class: "primary", id: "start-watch", onclick: () =>
@@ -70,7 +70,7 @@ export async function renderStart(content, app) {
   const file = h("input", { type: "file", id: "replay-file", accept: ".json,application/json" });
   const path = h("input", { id: "replay-path", placeholder: "arena/game.json", size: 24 });
   const replay = h("section", { class: "panel", id: "mode-replay" },
-    h("h2", {}, t("replay")),
+    h("h2", {}, t("replay")), h("p", { class: "meta" }, t("about_replay")),
     h("label", {}, t("record_file") + " ", file),
     h("label", {}, t("record_path") + " ", path),
     h("button", { class: "primary", id: "start-replay", onclick: async () => {
@@ -88,5 +88,6 @@ export async function renderStart(content, app) {
     h("h2", {}, t("resume")),
     h("button", { id: "resume", onclick: () => app.go(last) }, "↻ " + last.split("&")[0].slice(1))) : null;
 
-  fill($("start"), playAgent, hotseat, remote, watch, replay, resume);
+  const hero = h("header", { class: "hero" }, h("h2", {}, t("title")), h("p", {}, t("subtitle")));
+  fill($("start"), hero, playAgent, hotseat, remote, watch, replay, resume);
 }
