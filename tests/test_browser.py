@@ -428,3 +428,16 @@ def test_reload_in_the_middle_of_a_game_restores_it(page: Any, server: str) -> N
     page.click("#resume")
     _wait_choice(page)
     assert _state(page)["decision"] == decision
+
+
+def test_watching_two_agents(page: Any, server: str) -> None:
+    page.goto("/")
+    page.select_option("#watch-usa", "heuristic")
+    page.select_option("#watch-china", "random")
+    page.fill("#watch-speed", "0.05")
+    page.click("#start-watch")
+    page.wait_for_function("() => Number(document.body.dataset.decision) >= 8", timeout=30_000)
+    assert page.locator("#seat-label").inner_text() == "Spectator"
+    assert _state(page)["acts"] == []  # a spectator has nothing to click
+    assert page.locator("#hand .card").count() == 0  # nor sees a hand while the game runs
+    assert "token=" not in page.evaluate("() => location.hash")
