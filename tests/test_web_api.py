@@ -334,3 +334,32 @@ def test_a_move_that_cannot_be_stored_is_not_taken(monkeypatch) -> None:
             == {k: v[k] for k in ("decision_index", "influence", "log_total", "decision")}
         assert act(cl, g["id"], tok, v["decision_index"],
                    v["decision"]["options"][0]["action"]).status_code == 200
+
+
+def test_a_slow_search_never_delays_a_quick_agent(monkeypatch) -> None:
+    import threading
+
+    import experiments.web.sessions as sessions
+    from experiments.web.thinking import think
+
+    release = threading.Event()
+
+    def thinking(spec: str, state: dict) -> int:
+        if spec.startswith("ismcts"):
+            release.wait(20)  # a search that takes its time
+        return think("random", state)
+
+    monkeypatch.setattr(sessions, "think", thinking)
+    with client() as cl:
+        slow = [new_game(cl, usa="ismcts:100", china="human") for _ in range(3)]
+        quick = new_game(cl, usa="heuristic", china="random")
+        v = view(cl, quick["id"])
+        for _ in range(40):  # a stalled game ends this in 40 long-poll timeouts
+            if v["decision_index"] >= 30 or v["over"]:
+                break
+            v = view(cl, quick["id"], wait=v["decision_index"])
+        assert v["decision_index"] >= 30 or v["over"]  # while every search worker is busy
+        assert all(view(cl, g["id"])["decision_index"] == 0 for g in slow)
+        release.set()
+        w = view(cl, slow[0]["id"], wait=0)
+        assert w["decision_index"] > 0

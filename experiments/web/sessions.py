@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 import time
 from collections import defaultdict, deque
-from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,7 +121,10 @@ class Sessions:
         self._loading: dict[str, asyncio.Future] = {}
         self._logs: dict[str, LiveGame] = {}  # games whose rendered log is kept, LRU order
         self.resuming: asyncio.Task | None = None  # resume_all, run in the background
-        self.pool = make_pool(workers, processes)  # the agents
+        # The agents: quick ones (heuristic, learned, random, cautious) and searching ones
+        # (ismcts, alphaism: up to seconds a move) in pools of their own, so that a search
+        # never delays a quick agent's move; the search pool starts at its first use.
+        self.pools: dict[str, Executor] = {"quick": make_pool(workers, processes)}
         self.threads = ThreadPoolExecutor(2, thread_name_prefix="rebuild")  # rebuilds, analysis
         # Seconds from an agent's turn to its move applied, per spec (the last 10,000).
         self.move_seconds: dict[str, deque[float]] = defaultdict(lambda: deque(maxlen=10_000))
@@ -133,7 +136,7 @@ class Sessions:
         one at a time: the server answers meanwhile; a game asked for is rebuilt first) and
         restart its agents."""
         for _ in range(self.workers):  # started now, not at the first game's first move
-            self.pool.submit(int)
+            self.pools["quick"].submit(int)
         for gid in self.store.unfinished():
             with contextlib.suppress(ApiError):
                 await self.get(gid)
@@ -146,7 +149,8 @@ class Sessions:
                 live.driver.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await live.driver
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        for pool in self.pools.values():
+            pool.shutdown(wait=False, cancel_futures=True)
         self.threads.shutdown(wait=False, cancel_futures=True)
 
     def log(self, live: LiveGame, viewer: str | None, start: int) -> tuple[list[dict], int]:
@@ -313,6 +317,12 @@ class Sessions:
         spec = live.stored.players[g.current_player]
         return None if spec == HUMAN else spec
 
+    def pool_for(self, spec: str) -> Executor:
+        kind = pool_kind(spec)
+        if kind not in self.pools:
+            self.pools[kind] = make_pool(self.workers, self.processes)
+        return self.pools[kind]
+
     async def _drive(self, live: LiveGame) -> None:
         """Play the agents' moves while an agent is to move (at the game's speed).  A failed
         move is tried again (a worker that died is replaced); after AGENT_TRIES failures the
@@ -327,13 +337,13 @@ class Sessions:
             at = len(live.actions)
             state = live.game.state.to_dict()
             try:
-                action = await loop.run_in_executor(self.pool, think, spec, state)
+                action = await loop.run_in_executor(self.pool_for(spec), think, spec, state)
                 if len(live.actions) != at or live.game.is_over:
                     continue  # the game moved on meanwhile (an undo): think again
                 self.apply(live, at, action)
             except BrokenExecutor:
                 log.warning("agent workers died; starting new ones")
-                self.pool = make_pool(self.workers, self.processes)
+                self.pools[pool_kind(spec)] = make_pool(self.workers, self.processes)
                 failures += 1
             except Exception as exc:  # an agent's bug must not end the server's driving
                 log.exception("agent %s failed in game %s", spec, live.id)
@@ -351,6 +361,11 @@ class Sessions:
 
 OFFERED = ("heuristic", "learned", "alphaism:200", "ismcts:300", "cautious", "random")
 MAX_SEARCH = {"ismcts": (20000, 10.0), "alphaism": (5000, 10.0)}  # iterations, seconds
+
+
+def pool_kind(spec: str) -> str:
+    """The worker pool an agent thinks in: "search" for the searching agents, else "quick"."""
+    return "search" if spec.partition(":")[0] in MAX_SEARCH else "quick"
 
 
 def check_spec(spec: str, seat: str) -> None:
