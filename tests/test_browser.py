@@ -142,7 +142,8 @@ def _play(page: Any, rng: random.Random, decisions: int | None = None,
             continue
         turn = st["turn"]
         if shots and turn in shots:
-            page.screenshot(path=str(SHOTS / shots.pop(turn)), full_page=True)
+            page.evaluate("() => window.scrollTo(0, 0)")
+            page.screenshot(path=str(SHOTS / shots.pop(turn)))
         _click(page, _pick(st["acts"], rng)["a"])
         _wait_decision(page, st["decision"])
         taken += 1
@@ -349,7 +350,8 @@ def test_replay_timeline_jumps(page: Any, server: str, tmp_path: Path) -> None:
 
 
 def _position_with_total_war_risk(server: str) -> tuple[dict, dict]:
-    """A hot-seat game played by random API actions until an option risks total war."""
+    """A hot-seat game played by random API actions until an option risks total war
+    (realignments preferred: each lowers diplomacy, R7, toward the risky positions)."""
     rng = random.Random(4)
     for _ in range(5):
         g = _api(server, "POST", "/api/games", json={"usa": "human", "china": "human",
@@ -361,8 +363,10 @@ def _position_with_total_war_risk(server: str) -> tuple[dict, dict]:
             war = [o for o in opts if o["total_war"]]
             if war:
                 return g, war[0]
+            realign = [o for o in opts if "realign" in o["label"]]
+            o = rng.choice(realign or opts)
             v = _api(server, "POST", f"/api/games/{g['id']}/act", token,
-                     json={"decision": v["decision_index"], "action": rng.choice(opts)["action"]})
+                     json={"decision": v["decision_index"], "action": o["action"]})
     pytest.fail("no decision with a total-war risk in 5 random games")
 
 
