@@ -42,6 +42,27 @@ def start(db: Path, port: int) -> subprocess.Popen:
     raise AssertionError("the server did not start within 60 s")
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def stored_actions(db: Path, gid: str) -> list[int]:
     with sqlite3.connect(db) as con:
         return [a for (a,) in con.execute("SELECT action FROM actions WHERE game = ? "
@@ -74,8 +95,14 @@ def test_sigkill_loses_no_answered_decision_and_every_game_resumes(tmp_path) -> 
                 v = r.json()
             seen_watch = c.get(f"/api/games/{watch['id']}").json()["decision_index"]
             answered_human = v["decision_index"]
+        workers = children(proc.pid)
+        assert workers  # the agents' processes
         proc.send_signal(signal.SIGKILL)  # no shutdown, no flush: as a crash
         proc.wait(10)
+        deadline = time.monotonic() + 15
+        while any(alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(alive(w) for w in workers)  # they end with their server
         kept = stored_actions(db, gid)
         assert len(kept) >= answered_human
         assert all(kept[i] == a for i, a in sent.items())
