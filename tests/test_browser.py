@@ -410,6 +410,30 @@ def test_language_switch(page: Any, server: str) -> None:
     assert canada.text_content() == "Canada"
 
 
+def test_undo_and_log_hover(page: Any, server: str) -> None:
+    page.goto("/")
+    page.select_option("#agent-side", "usa")
+    page.click("#start-agent")
+    page.wait_for_selector("svg.map .country.legal")
+    first = _state(page)["decision"]
+    name = page.locator("svg.map .country.legal").first.get_attribute("data-name")
+    country = page.locator(f'svg.map [data-name="{name}"]')
+    before = country.locator(".inftext.usa").text_content()
+    country.click()
+    _wait_decision(page, first)
+    assert country.locator(".inftext.usa").text_content() != before
+    # Hovering the log line of that placement outlines the country it touched.
+    line = page.locator("#log div.touches").last
+    ids = line.get_attribute("data-countries").split(",")
+    line.hover()
+    touched = page.locator("svg.map .country.touched").evaluate_all(
+        "els => els.map(e => e.dataset.country)")
+    assert sorted(touched) == sorted(ids) and country.get_attribute("data-country") in ids
+    page.click("#undo")
+    page.wait_for_function("d => document.body.dataset.decision === d", arg=first)
+    assert page.locator(f'svg.map [data-name="{name}"] .inftext.usa').text_content() == before
+
+
 def test_reload_in_the_middle_of_a_game_restores_it(page: Any, server: str) -> None:
     page.goto("/")
     page.select_option("#agent-side", "china")

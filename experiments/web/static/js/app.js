@@ -87,8 +87,9 @@ function render() {
   renderTracks(S.content, shown);
   renderRegions(S.content, shown);
   const human = !!v.seat && v.mode !== "replay" && v.mode !== "watch";
-  const canUndo = human && !v.over && v.decision_index > 0 && v.can_undo !== false &&
-                  !!(shown.decision && shown.decision.options && shown.decision.options.length);
+  // The server says whether the seat's last decision may be taken back (as the terminal
+  // game's undo: nothing hidden revealed and nobody else decided since).
+  const canUndo = human && !hide && !v.over && !!v.can_undo;
   const { byCountry, byCard } = renderDecision(S.content, shown,
     { pick, undo, canUndo, showPrompt: v.mode === "replay" });
   S.map.update(shown);
