@@ -363,3 +363,19 @@ def test_a_slow_search_never_delays_a_quick_agent(monkeypatch) -> None:
         release.set()
         w = view(cl, slow[0]["id"], wait=0)
         assert w["decision_index"] > 0
+
+
+def test_abandoned_games_neither_block_new_ones_nor_stay_in_memory(monkeypatch, tmp_path) -> None:
+    import experiments.web.sessions as sessions
+
+    monkeypatch.setattr(sessions, "MAX_RUNNING", 2)
+    monkeypatch.setattr(sessions, "MAX_LOADED", 2)
+    with client(tmp_path / "g.sqlite") as cl:
+        old = [new_game(cl, usa="human", china="human") for _ in range(2)]
+        assert cl.post("/api/games", json={"usa": "human", "china": "human"}).status_code == 429
+        monkeypatch.setattr(sessions, "IDLE_S", 0.0)  # both are now abandoned
+        fresh = new_game(cl, usa="human", china="human")
+        loaded = cl.app.state.sessions.games
+        assert fresh["id"] in loaded and old[0]["id"] not in loaded
+        back = view(cl, old[0]["id"], old[0]["seats"]["usa"])  # rebuilt from the store
+        assert back["decision_index"] == 0 and back["seat"] == "usa"

@@ -29,7 +29,8 @@ from .view import SEATS, log_entries, log_size
 log = logging.getLogger("evenstar.web")
 HUMAN = "human"
 AGENT_TRIES = 3
-MAX_RUNNING = 1000  # games in progress at once
+MAX_RUNNING = 1000  # games in progress at once (idle ones not counted)
+IDLE_S = 3600.0  # an unfinished game untouched this long is idle (abandoned)
 MAX_LOADED = 2000  # games kept in memory (finished ones beyond are dropped, then rebuilt)
 LOGS_KEPT = 200  # games whose rendered logs are kept (about 1 MB a game and viewer at most)
 SEED_BITS = 62
@@ -64,6 +65,13 @@ class LiveGame:
     driver: asyncio.Task | None = None
     agent_error: str | None = None  # why the agent to move could not move
     log_cache: dict[str | None, list[dict]] = field(default_factory=dict)  # per viewer
+    touched: float = field(default_factory=time.monotonic)  # last asked for or moved
+
+    def idle(self, now: float) -> bool:
+        """Unfinished but untouched for IDLE_S, with no agent thinking: an abandoned game
+        (it stays in the store, and comes back when asked for)."""
+        return (not self.game.is_over and now - self.touched > IDLE_S
+                and (self.driver is None or self.driver.done()))
 
     @property
     def id(self) -> str:
@@ -132,12 +140,15 @@ class Sessions:
 
     # ------------------------------------------------------------ lifecycle
     async def resume_all(self) -> None:
-        """Start the agents' workers, then rebuild every unfinished game (in a worker thread,
-        one at a time: the server answers meanwhile; a game asked for is rebuilt first) and
-        restart its agents."""
+        """Start the agents' workers, then rebuild every unfinished game with an agent (in a
+        worker thread, one at a time: the server answers meanwhile; a game asked for is
+        rebuilt first) and restart its agents.  Games of two people wait for them."""
         for _ in range(self.workers):  # started now, not at the first game's first move
             self.pools["quick"].submit(int)
         for gid in self.store.unfinished():
+            stored = self.store.load(gid)
+            if stored is None or set(stored.players.values()) == {HUMAN}:
+                continue
             with contextlib.suppress(ApiError):
                 await self.get(gid)
 
@@ -181,7 +192,9 @@ class Sessions:
     def create(self, players: dict[str, str], options: dict[str, Any]) -> LiveGame:
         """A new game; agent specs are checked first (ApiError 400 on a bad one), and the
         number of games in progress is bounded (429)."""
-        if sum(not live.game.is_over for live in self.games.values()) >= MAX_RUNNING:
+        now = time.monotonic()
+        if sum(not live.game.is_over and not live.idle(now)
+               for live in self.games.values()) >= MAX_RUNNING:
             raise ApiError(429, f"{MAX_RUNNING} games are in progress on this server; "
                                 "finish one or try later")
         for seat in SEATS:
@@ -210,6 +223,7 @@ class Sessions:
         live = self.games.get(game_id)
         if live is not None:
             self.games[game_id] = self.games.pop(game_id)  # most recently used last
+            live.touched = time.monotonic()
             return live
         if game_id not in self._loading:
             stored = self.store.load(game_id) if _plausible_id(game_id) else None
@@ -230,10 +244,16 @@ class Sessions:
         return self.games[game_id]
 
     def _evict(self, room: int) -> None:
-        """Make room for `room` more games within MAX_LOADED in memory: finished ones, least
-        recently used first, are dropped (the store keeps them; rebuilt when asked for)."""
+        """Make room for `room` more games within MAX_LOADED in memory: finished and idle
+        ones, least recently used first, are dropped (the store keeps them; they are rebuilt
+        when asked for)."""
         extra = len(self.games) + room - MAX_LOADED
-        for gid in [g for g, live in self.games.items() if live.game.is_over][:max(extra, 0)]:
+        if extra <= 0:
+            return
+        now = time.monotonic()
+        for gid in [g for g, live in self.games.items()
+                    if live.game.is_over or live.idle(now)][:extra]:
+            self._logs.pop(gid, None)
             del self.games[gid]
 
     def seats_of(self, live: LiveGame, token: str | None) -> list[str]:
@@ -255,6 +275,7 @@ class Sessions:
             raise ApiError(400, f"action {action} is not one of the legal actions of this "
                                 f"decision ({len(g.decision.legal)} legal)")
         live.step(action)
+        live.touched = time.monotonic()
         try:
             self.store.append(live.id, len(live.actions) - 1, action, g.is_over)
         except sqlite3.Error as exc:  # not stored: not taken (the game is replayed without it)
