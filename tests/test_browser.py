@@ -71,6 +71,7 @@ def browser() -> Iterator[Any]:
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.fail(INSTALL, pytrace=False)
+    SHOTS.mkdir(parents=True, exist_ok=True)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -195,7 +196,6 @@ def _hidden_from(page: Any, names: set[str], server: str) -> None:
 
 # ------------------------------------------------------------------ tests
 def test_full_game_against_heuristic_through_clicks(page: Any, server: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.goto("/")
     page.select_option("#agent-side", "usa")
     page.select_option("#agent-spec", "heuristic")

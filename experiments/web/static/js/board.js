@@ -24,9 +24,12 @@ export function renderStatus(content, view) {
       h("b", {}, `${t("usa")} ${view.vp.usa} : ${view.vp.china} ${t("china")}`),
       h("div", { class: "vp-bar", title: `${t("vp")} ${net >= 0 ? "+" : ""}${net}` },
         h("i", { style: `left:calc(${100 - pos}% - 2px)` }))),
+    stat(view.tracks.diplomacy, t("diplomacy"), "stat-diplomacy"),
+    stat(view.tracks.regional_security, t("regional_security"), "stat-security"),
     stat(`${view.reserves.usa} / ${view.reserves.china}`, t("reserves") + ` (${t("usa")}/${t("china")})`, "stat-reserves"),
     stat(`${view.hand_sizes.usa} / ${view.hand_sizes.china}`, t("hand_sizes"), "stat-hands"),
   );
+  if (view.tracks.diplomacy <= 2) $("stat-diplomacy").dataset.low = "1";  // near total war
 }
 
 /** All tracks as rows of pips, the current level filled. */
