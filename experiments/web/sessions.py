@@ -129,6 +129,8 @@ class Sessions:
         self._loading: dict[str, asyncio.Future] = {}
         self._logs: dict[str, LiveGame] = {}  # games whose rendered log is kept, LRU order
         self.resuming: asyncio.Task | None = None  # resume_all, run in the background
+        self._drivers: set[asyncio.Task] = set()  # the agents' drivers running
+        self.closing = False
         # The agents: quick ones (heuristic, learned, random, cautious) and searching ones
         # (ismcts, alphaism: up to seconds a move) in pools of their own, so that a search
         # never delays a quick agent's move; the search pool starts at its first use.
@@ -153,13 +155,14 @@ class Sessions:
                 await self.get(gid)
 
     async def close(self) -> None:
+        """Stop every agent driver (no new one starts), then the workers."""
+        self.closing = True
         if self.resuming is not None:
             self.resuming.cancel()
-        for live in self.games.values():
-            if live.driver is not None:
-                live.driver.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await live.driver
+        for task in list(self._drivers):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         for pool in self.pools.values():
             pool.shutdown(wait=False, cancel_futures=True)
         self.threads.shutdown(wait=False, cancel_futures=True)
@@ -321,7 +324,7 @@ class Sessions:
     # ------------------------------------------------------------ agents
     def kick(self, live: LiveGame) -> None:
         """Start the game's agent driver if an agent is to move and none runs."""
-        if live.driver is not None and not live.driver.done():
+        if self.closing or (live.driver is not None and not live.driver.done()):
             return
         if self._agent_to_move(live) is None:
             return
@@ -330,6 +333,8 @@ class Sessions:
         except RuntimeError:
             return  # no loop (a rebuild outside the server): resume_all kicks it later
         live.driver = loop.create_task(self._drive(live))
+        self._drivers.add(live.driver)
+        live.driver.add_done_callback(self._drivers.discard)
 
     def _agent_to_move(self, live: LiveGame) -> str | None:
         g = live.game
