@@ -83,6 +83,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture()
 def page(browser: Any, server: str) -> Iterator[Any]:
     ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, base_url=server)
+    ctx.set_default_timeout(60_000)  # an agent's move on a loaded 2-core machine can take seconds
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -96,7 +97,7 @@ def _state(page: Any) -> dict[str, Any]:
     return page.evaluate(CLICKABLES)
 
 
-def _wait_decision(page: Any, after: str | None, timeout: float = 30_000) -> None:
+def _wait_decision(page: Any, after: str | None, timeout: float = 90_000) -> None:
     """Wait until the page shows a decision index other than `after`, or the end."""
     page.wait_for_function(
         "d => document.body.dataset.decision !== undefined && "
@@ -104,7 +105,7 @@ def _wait_decision(page: Any, after: str | None, timeout: float = 30_000) -> Non
         arg=after, timeout=timeout)
 
 
-def _wait_choice(page: Any, timeout: float = 30_000) -> None:
+def _wait_choice(page: Any, timeout: float = 90_000) -> None:
     """Wait until something may be clicked or the game is over."""
     page.wait_for_function(
         "() => !!document.body.dataset.over || document.querySelector("
@@ -256,6 +257,8 @@ def test_hot_seat_hides_each_hand_between_turns(page: Any, server: str) -> None:
 def test_two_browsers_play_each_other_with_their_own_links(browser: Any, server: str) -> None:
     ctx_a = browser.new_context(viewport={"width": 1400, "height": 900}, base_url=server)
     ctx_b = browser.new_context(viewport={"width": 1400, "height": 900}, base_url=server)
+    for ctx in (ctx_a, ctx_b):
+        ctx.set_default_timeout(60_000)
     try:
         a = ctx_a.new_page()
         a.goto("/")
@@ -464,7 +467,7 @@ def test_watching_two_agents(page: Any, server: str) -> None:
     page.select_option("#watch-china", "random")
     page.fill("#watch-speed", "0.05")
     page.click("#start-watch")
-    page.wait_for_function("() => Number(document.body.dataset.decision) >= 8", timeout=30_000)
+    page.wait_for_function("() => Number(document.body.dataset.decision) >= 8")
     assert page.locator("#seat-label").inner_text() == "Spectator"
     assert _state(page)["acts"] == []  # a spectator has nothing to click
     assert page.locator("#hand .card").count() == 0  # nor sees a hand while the game runs
