@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
+.PHONY: browser serve setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(BIN)/python:
 $(VENV)/.installed: $(BIN)/python pyproject.toml native/pyproject.toml
 	# CPU torch first, so that nothing pulls CUDA builds (design card).
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,dev,openspiel]"
+	$(BIN)/pip install -q -e ".[train,dev,openspiel,web]"
 	# The native core (docs/native.md): C++17 built by scikit-build-core; edits to
 	# native/src rebuild on the next import.
 	$(BIN)/pip install -q scikit-build-core nanobind ninja
@@ -21,6 +21,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml native/pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+
+# The browser board (docs/web.md): http://127.0.0.1:8765/, games kept in evenstar_games.sqlite.
+serve: setup
+	$(BIN)/evenstar serve --port 8765 --db evenstar_games.sqlite
 
 demo: setup
 	$(BIN)/python -m experiments.demo --games 200 --out results/demo
@@ -61,7 +65,17 @@ RULE_TESTS := tests/test_rulings.py tests/test_deck_fixes.py tests/test_rulings_
 	tests/test_history_cards.py tests/test_history_mid.py tests/test_history_late.py \
 	tests/test_war_cards.py tests/test_effects.py tests/test_play.py tests/test_api.py
 
-test: setup
+# Debian's Chromium for the browser tests (tests/test_browser.py, docs/web.md), and a CJK
+# font so the Chinese board is legible: installed as root with apt-get where possible;
+# elsewhere the browser tests fail with one line saying how to install it.
+browser:
+	@command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q . || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends chromium fonts-wqy-microhei >/dev/null; } || \
+	  echo "make browser: cannot install chromium here; run: sudo apt-get install -y chromium fonts-wqy-microhei"
+
+test: setup browser
 	$(BIN)/python -m pytest -q -n 2
 	EVENSTAR_BACKEND=python $(BIN)/python -m pytest -q -n 2 $(RULE_TESTS)
 

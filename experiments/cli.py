@@ -238,6 +238,37 @@ def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.us
     PlaySession(side.value, opponent, seed, save, console=console).run()
 
 
+@command
+def serve(host: Annotated[str, typer.Option(help="address to listen on (127.0.0.1: this "
+                                            "machine only)")] = "127.0.0.1",
+          port: Annotated[int, typer.Option(min=1, max=65535, help="port")] = 8765,
+          db: Annotated[Path, typer.Option(help="the SQLite game store (created if missing)")]
+          = Path("evenstar_games.sqlite"),
+          records: Annotated[Path | None, typer.Option(help="folder of game records the "
+                                                       "replay page may open")] = None,
+          workers: Annotated[int, typer.Option(min=1, max=64, help="agent processes")] = 2
+          ) -> None:
+    """Serve the browser board (docs/web.md): play, watch and replay games."""
+    try:
+        import uvicorn
+
+        from experiments.web import create_app
+    except ImportError as exc:
+        fail(f"the web extra is not installed ({exc.name}): pip install -e '.[web]'")
+    if db.is_dir():
+        raise typer.BadParameter(f"{db} is a folder; name a file", param_hint="--db")
+    if records is not None and not records.is_dir():
+        raise typer.BadParameter(f"{records} is not a folder", param_hint="--records")
+    loopback = host in ("127.0.0.1", "localhost", "::1")
+    try:
+        app = create_app(db, records, workers, allowed_hosts=(
+            ["127.0.0.1", "localhost", "[::1]"] if loopback else None))
+    except Exception as exc:  # sqlite3.Error, OSError: one line
+        fail(f"cannot open the game store {db}: {exc}")
+    console.print(f"Evenstar board at http://{host}:{port}/ (games in {escape(str(db))})")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
 def _load_record(path: Path):
     """The one loader of `replay` and `render`: a bad file is one line, exit 1."""
     from experiments import records

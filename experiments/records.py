@@ -91,7 +91,11 @@ def parse(data: Any) -> GameRecord:
 def load(path: Path) -> GameRecord:
     """Read a record (a .json file, or the first line of a .jsonl arena file) and check
     that every action replays legally on this engine."""
-    data = _read_json(path)
+    return from_data(_read_json(path), path)
+
+
+def from_data(data: Any, path: Path | str = "record") -> GameRecord:
+    """A record from its parsed JSON (`path` names it in errors), checked as `load` does."""
     ours = fingerprint(load_content())
     if isinstance(data, dict) and data.get("content", ours) != ours:
         raise RecordError(f"{path}: recorded with other game content ({data['content']!r}, "

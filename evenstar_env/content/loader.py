@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..engine.constants import MODIFIERS
+from .layout import LAYOUT_FILE, LayoutFile, check_layout
 from .schema import (
     CardFile,
     Condition,
@@ -128,6 +129,10 @@ class RawContent:
         self._label = label
         self._check()
         self._check_playable()
+        # Presentation only (kept out of both fingerprints), checked last: a broken map is
+        # reported as such before the layout complains about it.
+        self.layout: LayoutFile = _read(data_dir / LAYOUT_FILE, LayoutFile)
+        check_layout(self.layout, self)
 
     # ------------------------------------------------------------ checks
     def _check(self) -> None:
