@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..content import Content, load_content
+from ..content import Content, as_content
 from . import core, tables_for
 
 
@@ -30,7 +30,7 @@ class NativeBatch:
 
     def __init__(self, n: int, seed: int = 0, threads: int = 1,
                  content: Content | None = None) -> None:
-        self.content = content or load_content()
+        self.content = as_content(content)
         if not 0 <= seed < 2**64 - 2**32:
             raise ValueError("seed must be a non-negative 64-bit integer")
         self._b = core().Batch(tables_for(self.content), int(n), int(seed), int(threads))

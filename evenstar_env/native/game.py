@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..content import Content, load_content
+from ..content import Content, as_content, load_content
 from ..engine.actions import ActionSpace
 from ..engine.constants import SIDES, VP_SOURCES
 from ..engine.machine import Machine
@@ -352,7 +352,7 @@ class NativeGame(Game):
                  _state: State | None = None, backend: str | None = None) -> None:
         if log:
             raise ValueError("the native core keeps no text log: use backend='python' for log=True")
-        self.content = content or load_content()
+        self.content = as_content(content)
         engine = self._engine = core().Engine(tables_for(self.content))
         self._m = _machine(self.content, engine)
         if _state is not None:  # from from_dict, which sets the seed
