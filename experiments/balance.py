@@ -34,9 +34,10 @@ import numpy as np
 from rich.progress import Progress
 
 from evenstar_env import Game
-from evenstar_env.content import DATA_DIR, load_variant
+from evenstar_env.content import DATA_DIR, content_id, load_variant, play_fingerprint
 from evenstar_env.content.loader import load_variants
 from evenstar_env.content.schema import Variant
+from evenstar_env.content.source import write_snapshot
 from evenstar_env.safe_io import read_bounded
 from experiments import gamelog
 from experiments.arena import ignore_sigint, make_agent
@@ -53,13 +54,12 @@ BACKENDS = ("process", "ray")
 __all__ = ["ResumeWarning", "Study", "read_games", "run_study"]
 
 
-def check_forbid(card_ids: list[str]) -> None:
-    """ValueError naming any id that is not a card of the shipped content."""
+def check_forbid(card_ids: list[str], baseline: Variant | None = None) -> None:
+    """ValueError naming any id that is not a card of the baseline's content (default:
+    the shipped content)."""
     import difflib
 
-    from evenstar_env.content import load_content
-
-    known = [c.id for c in load_content().cards]
+    known = [c.id for c in load_variant(baseline or Variant(name="baseline")).cards]
     for cid in card_ids:
         if cid not in known:
             close = difflib.get_close_matches(cid, known, n=3)
@@ -96,7 +96,7 @@ class Study:
             int(self.workers)  # numpy integers become plain ones (JSON, job keys)
         if self.backend not in BACKENDS:
             raise ValueError(f"unknown backend {self.backend!r} (one of {', '.join(BACKENDS)})")
-        check_forbid(self.forbid)
+        check_forbid(self.forbid, self.variants[0])
 
     def all_variants(self) -> list[Variant]:
         base = self.variants[0]
@@ -149,7 +149,8 @@ def play_job(job: Job, variant: dict[str, Any], data_dir: str = str(DATA_DIR)) -
     return {"key": job.key, "variant": job.variant, "seed": job.seed, "usa": job.usa,
             "china": job.china, "winner": g.result.winner, "reason": g.result.reason,
             "end": _reason_kind(g.result.reason), "turn": g.turn, "vp": g.vp,
-            "vp_sources": g.vp_by_source(), "cards": usage, "actions": actions}
+            "vp_sources": g.vp_by_source(), "cards": usage, "actions": actions,
+            "content_id": content_id(content)}
 
 
 def _reason_kind(reason: str) -> str:
@@ -204,13 +205,13 @@ def _run_ray(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
 STAMP = "play_fingerprint.txt"
 
 
-def play_stamp(agents: Iterable[str] = ()) -> str:
+def play_stamp(agents: Iterable[str] = (), content: str = "shipped") -> str:
     """What a study's games depend on besides their seeds: the card and rule data's play
     fingerprint, then ``spec=hash`` for each agent that plays a network (its weights)."""
     from agents.specs import spec_weights
     from evenstar_env.content import load_content, play_fingerprint
 
-    parts = [play_fingerprint(load_content())]
+    parts = [play_fingerprint(load_content(content))]
     for spec in sorted(set(agents)):
         path = spec_weights(spec)
         if path is not None and path.is_file():
@@ -218,11 +219,14 @@ def play_stamp(agents: Iterable[str] = ()) -> str:
     return " ".join(parts)
 
 
-def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = ()) -> None:
-    """Refuse to resume a study folder whose games were played on other card or rule data,
-    or by other network weights of its `agents` (their results would be mixed with
-    these); stamp a new folder."""
-    now = play_stamp(agents)
+def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = (),
+                     variants: Iterable[Variant] = ()) -> None:
+    """Refuse to resume a study folder whose games were played on other card or rule data
+    (the shipped data, and the content folder of each variant that names one), or by
+    other network weights of its `agents` (their results would be mixed with these);
+    stamp a new folder."""
+    now = " ".join([play_stamp(agents)] + [
+        f"{v.name}={play_fingerprint(load_variant(v))}" for v in variants if v.content])
     stamp = out / STAMP
     try:
         had = read_bounded(stamp, 1 << 16).decode("utf-8", "replace").strip() \
@@ -249,7 +253,9 @@ def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
     games_path = out / "games.jsonl"
     lines = gamelog.read(games_path, parse_game, _game_key)
     done = lines.games
-    check_data_stamp(out, bool(done), (study.usa, study.china))  # refused: nothing written
+    check_data_stamp(out, bool(done), (study.usa, study.china), study.all_variants())
+    for v in study.all_variants():  # what the records need to replay after any edit
+        write_snapshot(load_variant(v).files, out)
     gamelog.repair(lines)
     jobs = jobs_for(study)
     wanted = {j.key for j in jobs}
@@ -392,7 +398,8 @@ def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dic
     return {"config": {"usa": study.usa, "china": study.china, "games": study.games,
                        "seed0": study.seed0, "baseline": base, "sprt": study.sprt,
                        "forbid": study.forbid},
-            "variants": variants, "cards": card_stats(by_variant[base])}
+            "variants": variants,
+            "cards": card_stats(by_variant[base], load_variant(study.all_variants()[0]))}
 
 
 def _score(r: dict) -> float:
@@ -419,15 +426,15 @@ def _vp_sources(recs: list[dict]) -> dict[str, dict[str, float]]:
     return out
 
 
-def card_stats(recs: list[dict]) -> dict[str, dict[str, Any]]:
+def card_stats(recs: list[dict], content: Any = None) -> dict[str, dict[str, Any]]:
     """Per card and usage (event, ops, headline, track = tech race / sabotage discard): in how
     many games, and the win rate of the card's owner side in those games (observational).
 
     The owner is the card's side; for a neutral card, the player who played it.
     """
-    from evenstar_env.content import load_content
+    from evenstar_env.content import as_content
 
-    side_of = {c.id: c.side for c in load_content().cards}
+    side_of = {c.id: c.side for c in as_content(content).cards}
     used: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in recs:
         seen = set()
@@ -570,8 +577,10 @@ def write_report(summary: dict[str, Any], plots: list[str], out: Path) -> None:
 MAX_VARIANTS_FILE = 1 << 20  # bytes
 
 
-def load_study_variants(path: Path, names: list[str] | None = None) -> list[Variant]:
-    """Variants from a TOML file (all, or the named ones in that order); a FIFO, a device
+def load_study_variants(path: Path, names: list[str] | None = None,
+                        content: str | None = None) -> list[Variant]:
+    """Variants from a TOML file (all, or the named ones in that order), those that name no
+    content folder played on `content` (default: the shipped one); a FIFO, a device
     or a file over 1 MiB is refused (ValueError) before it is parsed."""
     try:
         read_bounded(path, MAX_VARIANTS_FILE)
@@ -579,6 +588,12 @@ def load_study_variants(path: Path, names: list[str] | None = None) -> list[Vari
         raise ValueError(f"{path}: cannot read a variants file: {exc.strerror or exc}"
                          ) from None
     variants = load_variants(path)
+    if content is not None:
+        from evenstar_env.content import load_content
+
+        folder = load_content(content).source
+        variants = [v if v.content else v.model_copy(update={"content": folder})
+                    for v in variants]
     if not names:
         return variants
     by = {v.name: v for v in variants}

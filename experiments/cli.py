@@ -100,6 +100,11 @@ BackendOption = Annotated[Backend, typer.Option(help="where games run: local pro
 RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address HOST:PORT, "
                                                 "ray://HOST:PORT or auto (default: start "
                                                 "one here)")]
+ContentOption = Annotated[str, typer.Option(
+    "--content", help="content folder or overlay to play (default: the shipped edition)")]
+RecordContent = Annotated[Path | None, typer.Option(
+    "--content", help="content folder or overlay the record was played with (default: "
+    "the snapshot kept beside the record)")]
 Force = Annotated[bool, typer.Option("--force", help="replace the games already in --out "
                                      "(default: resume them, or refuse a folder of another "
                                      "run)")]
@@ -129,6 +134,18 @@ def _file_target(path: Path, hint: str) -> None:
     except OSError as exc:
         raise typer.BadParameter(f"{path}: {exc.strerror or exc}", param_hint=hint) from None
 
+def _check_content(content: str | Path | None) -> None:
+    """A content folder that does not load is a usage error naming file, entry and field."""
+    from evenstar_env.content import ContentError, load_content
+
+    if content is None:
+        return
+    try:
+        load_content(content)
+    except ContentError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--content") from None
+
+
 def _check_agents(specs: list[str], name: str) -> None:
     from agents.specs import make_agent
 
@@ -154,18 +171,19 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
           out: Annotated[Path, typer.Option(help="output folder (resumed if it has games "
                                               "of this command)")] = Path("results/arena"),
           backend: BackendOption = Backend.process, ray_address: RayAddress = None,
-          force: Force = False) -> None:
+          force: Force = False, content: ContentOption = "shipped") -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
 
     if len(agents) < 2:
         raise typer.BadParameter("name at least two agents", param_hint="AGENTS")
     _check_run(seed, games, workers, ray_address)
+    _check_content(content)
     _check_agents(agents, "AGENTS")
     _output_dir(out)
     try:
         summary = run(agents, games, out, workers=workers, seed0=seed, backend=backend.value,
-                      ray_address=ray_address, force=force)
+                      ray_address=ray_address, force=force, content=content)
     except ValueError as exc:  # a folder of another run, or of changed data or weights
         fail(str(exc))
     table = Table(title=f"Arena ({games} paired seeds per pairing)")
@@ -189,7 +207,7 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
             backend: BackendOption = Backend.process, ray_address: RayAddress = None,
             readme: Annotated[Path | None, typer.Option(help="also write the table into "
                                                         "this README's Ratings section")] =
-            None, force: Force = False) -> None:
+            None, force: Force = False, content: ContentOption = "shipped") -> None:
     """Round robin of agents on paired seeds; openskill ratings as Markdown and JSON."""
     from experiments.ratings import round_robin
 
@@ -197,13 +215,14 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
         raise typer.BadParameter("name at least two different agents", param_hint="AGENTS")
     _check_run(seed, games, workers, ray_address)
     _check_agents(agents, "AGENTS")
+    _check_content(content)
     if readme is not None and not readme.is_file():
         raise typer.BadParameter(f"{readme}: no such file", param_hint="--readme")
     _output_dir(out)
     try:
         result = round_robin(agents, games, out, workers=workers, seed0=seed,
                              backend=backend.value, ray_address=ray_address, readme=readme,
-                             force=force)
+                             force=force, content=content)
     except ValueError as exc:  # a folder of another run, or of changed data or weights
         fail(str(exc))
     table = Table(title=f"Ratings ({games} paired seeds per pairing, openskill)")
@@ -224,7 +243,7 @@ def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.us
          seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="game seed (shown when "
                                            "the game ends: it fixes the hidden cards)")] = 0,
          save: Annotated[Path, typer.Option(help="where the game record is saved")] =
-         Path("evenstar_game.json")) -> None:
+         Path("evenstar_game.json"), content: ContentOption = "shipped") -> None:
     """Play a game against an agent in the terminal."""
     from experiments.files import OutputDirError, ensure_output_dir
     from experiments.play import PlaySession
@@ -235,15 +254,18 @@ def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.us
         ensure_output_dir(save.parent)
     except OutputDirError as exc:
         raise typer.BadParameter(str(exc), param_hint="--save") from None
-    PlaySession(side.value, opponent, seed, save, console=console).run()
+    _check_content(content)
+    PlaySession(side.value, opponent, seed, save, console=console, content=content).run()
 
 
-def _load_record(path: Path):
-    """The one loader of `replay` and `render`: a bad file is one line, exit 1."""
+def _load_record(path: Path, content: Path | None = None):
+    """The one loader of `replay` and `render`: the record and the content it was played
+    with; a bad file is one line, exit 1."""
     from experiments import records
 
+    _check_content(content)
     try:
-        return records.load(path)
+        return records.load_played(path, content)
     except records.RecordError as exc:
         fail(str(exc))
 
@@ -251,16 +273,17 @@ def _load_record(path: Path):
 @command
 def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
            pause: Annotated[bool, typer.Option(help="wait for Enter after each action "
-                                               "(q to stop)")] = True) -> None:
+                                               "(q to stop)")] = True,
+           content: RecordContent = None) -> None:
     """Step through a recorded game in the terminal."""
     from experiments import records
 
-    rec = _load_record(file)
+    rec, played = _load_record(file, content)
     console.print(f"Replaying seed {rec.seed}: {escape(str(rec.agents))}")
     shown = 0
     g = None
     try:
-        for g, action in records.replay(rec, log=True):
+        for g, action in records.replay(rec, log=True, content=played):
             console.print(f"[bold cyan]{g.decision}[/] -> {g.describe_action(action)}")
             if pause:
                 try:
@@ -286,7 +309,8 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
 def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
            turn: Annotated[int, typer.Option(min=0, max=1000, help="show the board at the "
                                              "start of this turn (0: the end)")] = 0,
-           out: Annotated[Path, typer.Option(help="PNG file")] = Path("map.png")) -> None:
+           out: Annotated[Path, typer.Option(help="PNG file")] = Path("map.png"),
+           content: RecordContent = None) -> None:
     """Write the map picture of a recorded game at the start of a turn, or at its end."""
     import matplotlib.image
 
@@ -294,13 +318,13 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
     from experiments import records
 
     _file_target(out, "--out")
-    rec = _load_record(file)
+    rec, played = _load_record(file, content)
     g = None
-    for g, _ in records.replay(rec):  # noqa: B007  (run to the end unless `turn` stops it)
+    for g, _ in records.replay(rec, content=played):  # noqa: B007  (to the end, or `turn`)
         if turn and g.turn >= turn:
             break
     if g is None:  # a record without actions
-        g = records.final_game(rec)
+        g = records.final_game(rec, content=played)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         matplotlib.image.imsave(out, render_rgb(g), format="png")
@@ -327,20 +351,24 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
                                                              "run with its event banned "
                                                              "(repeatable)")] = None,
             out: Annotated[Path, typer.Option(help="results folder (resumed if it has "
-                                              "games)")] = Path("results/balance")) -> None:
+                                              "games)")] = Path("results/balance"),
+            content: Annotated[str | None, typer.Option(
+                "--content", help="content folder or overlay of the variants that name "
+                "none (default: the shipped edition)")] = None) -> None:
     """Side balance of rule variants by self-play, with intervals, plots and a report."""
     from evenstar_env.content import ContentError
     from experiments.balance import Study, check_forbid, load_study_variants, run_study
 
     _check_run(seed, games, workers, ray_address)
+    _check_content(content)
     try:
-        chosen = load_study_variants(variants, only)
+        chosen = load_study_variants(variants, only, content)
     except (ContentError, ValueError) as exc:
         raise typer.BadParameter(str(exc), param_hint="--variants/--variant") from None
     _check_agents([usa], "--usa")
     _check_agents([china], "--china")
     try:
-        check_forbid(forbid or [])
+        check_forbid(forbid or [], chosen[0])
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--forbid") from None
     _output_dir(out)
@@ -374,21 +402,34 @@ def skill_curve(agents: Annotated[list[str], typer.Argument(help="each plays its
                 = 400,
                 seed: FirstSeed = 0, workers: Workers = 2,
                 runs: Annotated[Path, typer.Option(help="where the games are kept (resumed)")]
-                = Path("results/skill_curve")) -> None:
-    """US win rate of the shipped rules in self-play per agent: adds or replaces each agent's
-    row in docs/data/skill_curve.json, the table in docs/balance.md and the plot."""
+                = Path("results/skill_curve"),
+                out: Annotated[Path | None, typer.Option(
+                    help="folder for skill_curve.json/.md/.png (default: the docs: "
+                    "docs/data, docs/balance.md, docs/img/balance)")] = None,
+                content: Annotated[str | None, typer.Option(
+                    "--content", help="content folder or overlay (needs --out: the docs "
+                    "describe the shipped edition)")] = None) -> None:
+    """US win rate in self-play per agent: adds or replaces each agent's row in
+    docs/data/skill_curve.json, the table in docs/balance.md and the plot (or in --out)."""
     from experiments import skill_curve as sc
 
     _check_run(seed, games, workers, None)
     _check_agents(agents, "AGENTS")
+    _check_content(content)
+    if content is not None and out is None:
+        raise typer.BadParameter("a curve of other content goes to a folder of its own: "
+                                 "name --out", param_hint="--content")
     _output_dir(runs)
+    if out is not None:
+        _output_dir(out)
+    data, doc, png = sc.outputs(out)
     try:
-        rows = sc.run(agents, games, seed0=seed, workers=workers, runs=runs)
+        rows = sc.run(agents, games, seed0=seed, workers=workers, runs=runs, data=data,
+                      doc=doc, png=png, content=content)
     except ValueError as exc:  # no table markers in docs/balance.md, or stale games
         fail(str(exc))
     console.print(sc.table(rows), highlight=False, soft_wrap=True)
-    console.print(f"wrote {escape(str(sc.DATA))}, {escape(str(sc.DOC))} and "
-                  f"{escape(str(sc.PLOT))}")
+    console.print(f"wrote {escape(str(data))}, {escape(str(doc))} and {escape(str(png))}")
 
 
 if __name__ == "__main__":

@@ -425,6 +425,14 @@ def load_variants(path: Path) -> list[Variant]:
     path = Path(path)
     variants = _validate(_load_toml(path), VariantFile, path.name).variant
     _unique([v.name for v in variants], path.name, "variant", "name")
-    for v in variants:  # apply once to a copy of the data: unknown names fail here
-        RawContent(DATA_DIR, v)
-    return variants
+    from .compiled import load_variant
+
+    out = []
+    for v in variants:  # a content folder is relative to the variants file
+        if v.content is not None and v.content != "shipped":
+            v = v.model_copy(update={"content": str((path.parent / v.content).resolve())})
+        elif v.content == "shipped":
+            v = v.model_copy(update={"content": None})
+        load_variant(v)  # applied once: unknown names and bad folders fail here
+        out.append(v)
+    return out
