@@ -432,5 +432,58 @@ def skill_curve(agents: Annotated[list[str], typer.Argument(help="each plays its
     console.print(f"wrote {escape(str(data))}, {escape(str(doc))} and {escape(str(png))}")
 
 
+content_app = typer.Typer(no_args_is_help=True, help="Check and compare content folders "
+                          "and overlays (docs/content.md).")
+app.add_typer(content_app, name="content")
+ContentArg = Annotated[str, typer.Argument(help="content folder, overlay, or 'shipped'")]
+
+
+def _content(spec: str):
+    from evenstar_env.content import ContentError, load_content
+
+    try:
+        return load_content(spec)
+    except ContentError as exc:
+        fail(str(exc))
+
+
+@content_app.command("check")
+def content_check(folder: ContentArg) -> None:
+    """Validate a content folder or overlay; print its cards per era and side, ops totals
+    and map counts."""
+    from evenstar_env.content.report import summary
+
+    for line in summary(_content(folder)):
+        console.print(escape(line), highlight=False, soft_wrap=True)
+
+
+@content_app.command("diff")
+def content_diff(a: ContentArg, b: ContentArg) -> None:
+    """What differs from content A to content B, one line each, in words."""
+    from evenstar_env.content.report import diff
+
+    lines = diff(_content(a), _content(b))
+    for line in lines:
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    console.print(f"{len(lines)} difference(s)" if lines else "no difference")
+
+
+@command
+def cards(html: Annotated[Path, typer.Option("--html", help="HTML file of printable cards "
+                                             "(print it from a browser)")],
+          content: ContentOption = "shipped") -> None:
+    """The deck as printable cards (name, side, ops, era, both texts) for paper playtests."""
+    from evenstar_env.content.printable import deck_html
+
+    _file_target(html, "--html")
+    c = _content(content)
+    try:
+        html.parent.mkdir(parents=True, exist_ok=True)
+        html.write_text(deck_html(c), encoding="utf-8")
+    except OSError as exc:
+        fail(f"{html}: cannot write the cards: {exc.strerror or exc}")
+    console.print(f"wrote {escape(str(html))} ({len(c.cards)} cards, {c.nh} history cards)")
+
+
 if __name__ == "__main__":
     app()
