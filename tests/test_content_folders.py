@@ -276,3 +276,42 @@ def test_printable_cards(tmp_path: Path, overlay: Path) -> None:
     assert "Silicon Valley Boom" in html and "硅谷繁荣" in html
     assert html.count('<section class="page">') == -(-(c.nc + c.nh) // 9)
     assert "page-break-after: always" in html
+
+
+# ---------------------------------------------------------------- card text vs effects
+
+
+def test_every_shipped_card_text_names_its_data() -> None:
+    from evenstar_env.content.text_check import content_mismatches
+
+    assert content_mismatches(load_content().raw) == []
+
+
+@pytest.mark.parametrize("text,message", [
+    ("Add 3 US influence in Mexico and 1 in Canada. While this card is in play, the US gains "
+     "1 reserve in each economy phase.", r"the text says the number\(s\) \[3\], the data does not"),
+    ("Add 1 US influence in Cuba and 1 in Canada. While this card is in play, the US gains "
+     "1 reserve in each economy phase.", r"the data names 'Mexico', the text does not"),
+    ("Add US influence in Mexico and Canada.", r"the data uses the number\(s\) \[1\]"),
+])
+def test_a_wrong_card_text_is_refused_naming_the_card(tmp_path: Path, text: str,
+                                                       message: str) -> None:
+    folder = tmp_path / "wrong"
+    folder.mkdir()
+    (folder / "overlay.toml").write_text("", encoding="utf-8")
+    (folder / "cards_early.toml").write_text(f'[[cards]]\nid = "nafta"\ntext = "{text}"\n',
+                                             encoding="utf-8")
+    with pytest.raises(ContentError, match=r"cards_early.toml: cards\[0\] \('nafta'\): "
+                                           r"field 'text': " + message):
+        RawContent(folder)
+
+
+def test_a_wrong_track_in_a_text_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "wrong"
+    folder.mkdir()
+    (folder / "overlay.toml").write_text("", encoding="utf-8")
+    (folder / "cards_early.toml").write_text(
+        '[[cards]]\nid = "socialist_market_economy"\n'
+        'text = "China social +1. China gains 1 reserve."\n', encoding="utf-8")
+    with pytest.raises(ContentError, match="socialist_market_economy.*economy track"):
+        RawContent(folder)

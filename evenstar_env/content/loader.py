@@ -146,6 +146,12 @@ class RawContent:
         self._label = label
         self._check()
         self._check_playable()
+        from .text_check import content_mismatches
+
+        wrong = content_mismatches(self)
+        if wrong:  # a player would be shown a wrong event
+            more = f"\n... and {len(wrong) - 5} more" if len(wrong) > 5 else ""
+            raise ContentError("\n".join(w + label for w in wrong[:5]) + more)
 
     # ------------------------------------------------------------ checks
     def _check(self) -> None:
