@@ -19,10 +19,12 @@ stops at once with one line.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import multiprocessing as mp
+import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -41,6 +43,14 @@ from evenstar_env.content.source import write_snapshot
 from evenstar_env.safe_io import read_bounded
 from experiments import gamelog
 from experiments.arena import ignore_sigint, make_agent
+from experiments.balance_report import (
+    TOP_CARDS,
+    card_rows,
+    palette,
+    source_label,
+    write_card_table,
+    write_report,
+)
 from experiments.files import append_line, folder_lock, write_text_atomic
 from experiments.gamelog import ResumeWarning, checked
 from experiments.limits import check_run
@@ -250,6 +260,7 @@ def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
 
 
 def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
+    started = time.perf_counter()
     games_path = out / "games.jsonl"
     lines = gamelog.read(games_path, parse_game, _game_key)
     done = lines.games
@@ -300,8 +311,19 @@ def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
                 _sprt_check(study, rec["variant"], counts, stopped)
             bar.advance(task)
     summary = summarise(study, done, stopped)
+    summary["config"]["seconds"] = _seconds(out, started, bool(todo))
     write_outputs(summary, done, out)
     return summary
+
+
+def _seconds(out: Path, started: float, played: bool) -> float:
+    """Wall time of the runs that played the study's games: this one (when it played any)
+    plus the earlier ones recorded in ``summary.json``."""
+    earlier = 0.0
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        earlier = float(json.loads((out / "summary.json").read_text(encoding="utf-8")
+                                   )["config"]["seconds"])
+    return earlier + (time.perf_counter() - started if played else 0.0)
 
 
 def _count(counts: dict[str, Counter], rec: dict) -> None:
@@ -395,6 +417,10 @@ def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dic
                            "meaning": "US favoured" if stopped[name] == "H1" else
                            "China favoured"}
         variants[name] = row
+    for v in study.all_variants():
+        variants[v.name]["description"] = v.description or (
+            f"the baseline with the event of {v.name.removeprefix('forbid ')} banned"
+            if v.name.startswith("forbid ") else "")
     return {"config": {"usa": study.usa, "china": study.china, "games": study.games,
                        "seed0": study.seed0, "baseline": base, "sprt": study.sprt,
                        "forbid": study.forbid},
@@ -445,8 +471,13 @@ def card_stats(recs: list[dict], content: Any = None) -> dict[str, dict[str, Any
             seen.add((cid, usage, owner))
             won = 0.5 if r["winner"] is None else float(r["winner"] == owner)
             used[cid][usage].append(won)
-    return {cid: {u: {"games": len(v), "owner_win_rate": sum(v) / len(v)}
-                  for u, v in by.items()} for cid, by in sorted(used.items())}
+    c = as_content(content)
+    return {cid: {"name": c.cards[c.card_by_id[cid]].name if cid in c.card_by_id else cid,
+                  "side": side_of.get(cid, ""),
+                  **{u: {"games": len(v), "owner_win_rate": sum(v) / len(v),
+                         "ci95": [max(0.0, x) if i == 0 else min(1.0, x) for i, x in
+                                  enumerate(_mean_ci(v)["ci95"])]}
+                     for u, v in by.items()}} for cid, by in sorted(used.items())}
 
 
 # ---------------------------------------------------------------- outputs
@@ -464,6 +495,7 @@ def write_outputs(summary: dict[str, Any], records: list[dict], out: Path) -> No
             w.writerow([r["variant"], r["seed"], r["usa"], r["china"], r["winner"] or "draw",
                         r["end"], r["turn"], r["vp"]["usa"], r["vp"]["china"]])
     plots = make_plots(summary, out)
+    write_card_table(card_rows(summary), out)
     write_report(summary, plots, out)
 
 
@@ -513,65 +545,39 @@ def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
 
     sources = sorted({k for n in names for s in ("usa", "china")
                       for k in variants[n]["vp_sources"][s]})
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+    colours = dict(zip(sources, palette(len(sources)), strict=True))
+    fig, axes = plt.subplots(1, 2, figsize=(12 + 0.3 * len(names), 4.5), sharey=True)
     for ax, side in zip(axes, ("usa", "china"), strict=True):
         bottom = np.zeros(len(names))
         for src in sources:
             vals = np.array([variants[n]["vp_sources"][side].get(src, 0) for n in names])
-            ax.bar(range(len(names)), vals, bottom=bottom, label=src)
+            ax.bar(range(len(names)), vals, bottom=bottom, label=source_label(src),
+                   color=colours[src])
             bottom += vals
         ax.set_xticks(range(len(names)), names, rotation=15, fontsize=7)
-        ax.set_title(f"Mean VP by source: {side}")
-    if sources:
-        axes[1].legend(fontsize=6, ncol=2)
+        ax.set_title(f"Mean VP by source: {'US' if side == 'usa' else 'China'}")
+    if sources:  # one colour per source, the legend beside the bars (never over them)
+        axes[1].legend(fontsize=6, ncol=1 + len(sources) // 24, loc="upper left",
+                       bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     save(fig, "vp_sources.png")
 
-    rows = []
-    overall = variants[names[0]]
-    base_rate = {"usa": overall["usa"]["rate"], "china": overall["china"]["rate"]}
-    for cid, by in summary["cards"].items():
-        st = by.get("event")
-        if st and st["games"] >= 10:
-            rows.append((cid, st["owner_win_rate"] - 0.5 * (base_rate["usa"] +
-                                                             base_rate["china"]), st["games"]))
-    rows.sort(key=lambda r: -abs(r[1]))
-    rows = rows[:20]
-    fig, ax = plt.subplots(figsize=(8, max(3, 0.3 * len(rows) + 1)))
-    ax.barh([f"{cid} (n={n})" for cid, _, n in rows], [v for _, v, _ in rows],
-            color=["#3a8a3a" if v > 0 else "#a33" for _, v, _ in rows])
+    rows = card_rows(summary)[:TOP_CARDS]
+    fig, ax = plt.subplots(figsize=(9, max(3, 0.32 * len(rows) + 1.5)))
+    y = range(len(rows))
+    ax.barh(list(y), [r["impact"] for r in rows],
+            xerr=[[r["impact"] - r["low"] for r in rows], [r["high"] - r["impact"]
+                                                           for r in rows]],
+            capsize=3, color=["#3a8a3a" if r["impact"] > 0 else "#a33" for r in rows])
+    ax.set_yticks(list(y), [f"{r['card']} (n={r['games']})" for r in rows])
     ax.axvline(0, color="#888", linewidth=0.8)
     ax.invert_yaxis()
     ax.tick_params(labelsize=7)
-    ax.set_xlabel("owner's win rate in games where the event was played, minus the average "
-                  "(observational)")
-    ax.set_title(f"Per-card impact in '{names[0]}'")
+    ax.set_xlabel("owner's win rate where the event was played, minus the average\n"
+                  "(observational; 95% interval)")
+    ax.set_title(f"Per-card impact in '{names[0]}': the {len(rows)} largest "
+                 "(every card in cards.html)")
     save(fig, "card_impact.png")
     return files
-
-
-def write_report(summary: dict[str, Any], plots: list[str], out: Path) -> None:
-    cfg = summary["config"]
-    lines = [f"# Balance study: {cfg['usa']} (US) vs {cfg['china']} (China)", "",
-             f"{cfg['games']} seeds per variant (common random numbers); baseline "
-             f"'{cfg['baseline']}'. Intervals are 95%: Wilson for rates, normal "
-             "approximation for the paired differences from the baseline.", "",
-             "| variant | games | US wins | China wins | draws | US − baseline | SPRT |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
-    for name, v in summary["variants"].items():
-        d = v["diff_vs_baseline"]
-        lines.append(
-            f"| {name} | {v['games']} | {v['usa']['rate']:.1%} "
-            f"[{v['usa']['ci95'][0]:.1%}, {v['usa']['ci95'][1]:.1%}] | "
-            f"{v['china']['rate']:.1%} | {v['draw']['rate']:.1%} | {d['mean']:+.3f} "
-            f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] | "
-            f"{v.get('sprt', {}).get('meaning', '')} |")
-    lines.append("")
-    for p in plots:
-        lines += [f"![{p}]({p})", ""]
-    lines += ["Per-card statistics are observational: a card's win rate when played reflects",
-              "when agents choose to play it, not its causal effect; use `forbid` runs for that.",
-              ""]
-    (out / "report.md").write_text("\n".join(lines))
 
 
 MAX_VARIANTS_FILE = 1 << 20  # bytes

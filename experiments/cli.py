@@ -379,19 +379,27 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
         summary = run_study(study, out)
     except ValueError as exc:  # games of changed data or weights
         fail(str(exc))
+    from experiments.balance_report import conclusion, pct, signed
+
     table = Table(title=f"Balance: {usa} (US) vs {china} (China), {games} seeds per variant")
-    for col in ("variant", "games", "US win rate [95% CI]", "US - baseline [95% CI]", "SPRT"):
+    for col in ("variant", "games", "US win rate % [95%]", "US − baseline, points [95%]",
+                "SPRT"):
         table.add_column(col)
+    base = summary["config"]["baseline"]
     for name, v in summary["variants"].items():
         d = v["diff_vs_baseline"]
         table.add_row(name, str(v["games"]),
-                      f"{v['usa']['rate']:.1%} [{v['usa']['ci95'][0]:.1%}, "
-                      f"{v['usa']['ci95'][1]:.1%}]",
-                      f"{d['mean']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]",
+                      f"{pct(v['usa']['rate'])} [{pct(v['usa']['ci95'][0])}, "
+                      f"{pct(v['usa']['ci95'][1])}]",
+                      "–" if name == base else
+                      f"{signed(d['mean'])} [{signed(d['ci95'][0])}, {signed(d['ci95'][1])}]",
                       v.get("sprt", {}).get("meaning", ""))
     console.print(table)
-    console.print(f"wrote {escape(str(out))}/report.md, summary.json, games.csv, games.jsonl "
-                  "and plots")
+    for name, v in summary["variants"].items():
+        console.print(escape(conclusion(name, v, base)), highlight=False, soft_wrap=True)
+    console.print(f"wrote {escape(str(out))}/report.md, conclusions.txt, summary.json, "
+                  "games.csv, games.jsonl, cards.html, cards.csv and plots "
+                  f"({summary['config'].get('seconds', 0) / 60:.1f} minutes)")
 
 
 @command

@@ -184,6 +184,9 @@ def test_variant_with_an_overlay_is_a_paired_study(tmp_path: Path, overlay: Path
                          out, progress=False)
     assert summary_["variants"]["my deck"]["games"] == 2
     assert summary_["variants"]["my deck"]["diff_vs_baseline"]["n"] == 2  # paired by seed
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "- my deck: US wins" in report and "NAFTA cheaper, a new card" in report
+    assert "points [" in report and (out / "cards.html").is_file()
     games = read_games(out / "games.jsonl")
     ids = {g["variant"]: g["content_id"] for g in games}
     assert ids["my deck"] == content_id(load_variant(variants[1]))
