@@ -44,6 +44,7 @@ from evenstar_env.safe_io import read_bounded
 from experiments import gamelog
 from experiments.arena import ignore_sigint, make_agent
 from experiments.balance_report import (
+    MIN_PLOT_GAMES,
     TOP_CARDS,
     card_rows,
     palette,
@@ -475,8 +476,7 @@ def card_stats(recs: list[dict], content: Any = None) -> dict[str, dict[str, Any
     return {cid: {"name": c.cards[c.card_by_id[cid]].name if cid in c.card_by_id else cid,
                   "side": side_of.get(cid, ""),
                   **{u: {"games": len(v), "owner_win_rate": sum(v) / len(v),
-                         "ci95": [max(0.0, x) if i == 0 else min(1.0, x) for i, x in
-                                  enumerate(_mean_ci(v)["ci95"])]}
+                         "ci95": list(wilson(round(sum(v)), len(v)))}  # draws: half
                      for u, v in by.items()}} for cid, by in sorted(used.items())}
 
 
@@ -561,21 +561,22 @@ def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
                        bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     save(fig, "vp_sources.png")
 
-    rows = card_rows(summary)[:TOP_CARDS]
+    rows = [r for r in card_rows(summary) if r["games"] >= MIN_PLOT_GAMES][:TOP_CARDS]
     fig, ax = plt.subplots(figsize=(9, max(3, 0.32 * len(rows) + 1.5)))
     y = range(len(rows))
-    ax.barh(list(y), [r["impact"] for r in rows],
-            xerr=[[r["impact"] - r["low"] for r in rows], [r["high"] - r["impact"]
-                                                           for r in rows]],
+    ax.barh(list(y), [100 * r["impact"] for r in rows],
+            xerr=[[100 * (r["impact"] - r["low"]) for r in rows],
+                  [100 * (r["high"] - r["impact"]) for r in rows]],
             capsize=3, color=["#3a8a3a" if r["impact"] > 0 else "#a33" for r in rows])
     ax.set_yticks(list(y), [f"{r['card']} (n={r['games']})" for r in rows])
     ax.axvline(0, color="#888", linewidth=0.8)
     ax.invert_yaxis()
     ax.tick_params(labelsize=7)
-    ax.set_xlabel("owner's win rate where the event was played, minus the average\n"
-                  "(observational; 95% interval)")
-    ax.set_title(f"Per-card impact in '{names[0]}': the {len(rows)} largest "
-                 "(every card in cards.html)")
+    ax.set_xlabel("owner's win rate where the event was played, minus the average, in "
+                  "points\n(observational; 95% Wilson interval)")
+    ax.set_title(f"Per-card impact in '{names[0]}': the {len(rows)} largest of those played "
+                 f"as events in {MIN_PLOT_GAMES}+ games\n(every card in cards.html)",
+                 fontsize=10)
     save(fig, "card_impact.png")
     return files
 

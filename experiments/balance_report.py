@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 TARGET_HALF = 0.05  # the ± of "about N more paired games would give ±5 points"
-TOP_CARDS = 20  # cards drawn in the card-impact plot (every card is in the table)
+TOP_CARDS = 20  # cards drawn in the card-impact plot (every card is in the table) ...
+MIN_PLOT_GAMES = 10  # ... of those played as events in at least this many games
 
 
 def pct(x: float) -> str:

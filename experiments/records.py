@@ -130,11 +130,7 @@ def content_of(path: Path, data: Any, content: ContentSpec = None) -> Content:
             return as_content(content)
         cid = data.get("content_id")
         if isinstance(cid, str) and cid.isalnum():
-            snap = snapshot_path(path.parent, cid)
-            if not snap.is_file():
-                raise RecordError(f"{path}: its content snapshot {snap} is missing: pass "
-                                  "--content with the folder it was played with")
-            return load_snapshot(snap.resolve())
+            return _check_layout(path, data, _snapshot(path, cid))
     except ContentError as exc:
         raise RecordError(f"{path}: {exc}") from None
     shipped = load_content()
@@ -146,6 +142,26 @@ def content_of(path: Path, data: Any, content: ContentSpec = None) -> Content:
         raise RecordError(f"{path}: recorded with {what} before records kept their content: "
                           "pass --content with the folder it was played with")
     return shipped
+
+
+def _snapshot(path: Path, cid: str) -> Content:
+    """The content `cid` names: its snapshot beside the record, else the shipped content
+    when that is the same (a record copied away from its folder)."""
+    snap = snapshot_path(path.parent, cid)
+    if snap.is_file():
+        return load_snapshot(snap.resolve())
+    if content_id(load_content()) == cid:
+        return load_content()
+    raise RecordError(f"{path}: its content snapshot {snap} is missing: pass --content with "
+                      "the folder it was played with")
+
+
+def _check_layout(path: Path, data: dict, c: Content) -> Content:
+    played = data.get("content", fingerprint(c))
+    if played != fingerprint(c):
+        raise RecordError(f"{path}: recorded with other game content ({played!r}, its "
+                          f"snapshot is {fingerprint(c)}): a damaged record")
+    return c
 
 
 def load_played(path: Path, content: ContentSpec = None) -> tuple[GameRecord, Content]:

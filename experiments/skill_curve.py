@@ -144,14 +144,14 @@ def run(specs: list[str], games: int, seed0: int = 0, workers: int = 2, runs: Pa
         data: Path = DATA, doc: Path = DOC, png: Path = PLOT, content: str | None = None
         ) -> list[dict]:
     """Play (or resume) each spec's self-play games (on `content`, default the shipped
-    one); store its row; redraw table and plot.  `doc` is docs/balance.md (the table goes
-    between its markers) or any other file (written whole)."""
+    one); store its row; redraw table and plot.  The table goes between the markers of
+    `doc` (docs/balance.md) if it has them, else `doc` is written whole (``--out``)."""
     rows: list[dict] = []
     for spec in specs:
         rows = store(row(spec, selfplay(spec, games, seed0, workers, runs, content=content)),
                      data)
-    if doc == DOC:
-        write_doc(rows, doc)
+    if doc == DOC or (doc.is_file() and BEGIN in doc.read_text(encoding="utf-8")):
+        write_doc(rows, doc)  # the table between the markers
     else:
         doc.parent.mkdir(parents=True, exist_ok=True)
         title = "Skill curve" + (f" on {content}" if content else " of the shipped rules")

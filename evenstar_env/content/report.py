@@ -3,7 +3,6 @@ differences between two contents in words (``evenstar content diff``)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
@@ -39,8 +38,25 @@ def summary(c: Content) -> list[str]:
     return lines
 
 
-def _short(value: Any, limit: int = 100) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+def words(value: Any) -> str:
+    """A data value as a reader says it: ``each_country (kind usa, points 2, where:
+    countries Mexico, Canada)`` rather than JSON."""
+    if isinstance(value, dict):
+        op = value.get("op")
+        parts = [f"{k} {words(v)}" if not isinstance(v, (dict, list)) or not v else
+                 f"{k}: {words(v)}" for k, v in value.items() if k != "op"]
+        inner = ", ".join(parts)
+        return f"{op} ({inner})" if op else inner
+    if isinstance(value, list):
+        sep = "; " if any(isinstance(v, dict) for v in value) else ", "
+        return sep.join(words(v) for v in value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else words(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
