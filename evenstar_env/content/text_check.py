@@ -72,20 +72,22 @@ def facts(roots: list[Any]) -> Facts:
     return f
 
 
+_WORD = re.compile(rf"\b({'|'.join(WORDS)})\b", re.I)
+
+
 def _numbers(text: str) -> set[int]:
     found = {int(n) for n in re.findall(r"\d+", text)}
     # "below 3" states max = 2, "more than 4" min = 5, "1–3" a roll's max 3.
     found |= {int(n) - 1 for n in re.findall(r"(?:below|under|less than) (\d+)", text)}
     found |= {int(n) + 1 for n in re.findall(r"(?:above|more than|over) (\d+)", text)}
-    found |= {v for w, v in WORDS.items() if re.search(rf"\b{w}\b", text, re.I)}
+    found |= {WORDS[w.lower()] for w in _WORD.findall(text)}
     return found
 
 
-def _named(place: str, text: str) -> bool:
-    """The text names a place, or (a region) its adjective: "Southeast Asian", "European"."""
-    forms = [place] + ([place + "n", place + "an", place + "ern"] if " " in place or
-                       place[-1] in "aeh" or place.endswith("East") else [])
-    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text) for f in forms)
+def _forms(place: str) -> list[str]:
+    """A place's name and (a region) its adjectives: "Southeast Asian", "European"."""
+    return [place] + ([place + "n", place + "an", place + "ern"] if " " in place or
+                      place[-1] in "aeh" or place.endswith("East") else [])
 
 
 # Phrases that name a rule, not a place: "the Russia track", "a Russia card", "the
@@ -100,6 +102,13 @@ class Places:
     def __init__(self, countries: list[Any], regions: list[str]) -> None:
         self.within = {c.name: {c.region, *c.subregions} for c in countries}
         self.names = set(self.within) | set(regions)
+        self.form = {f: p for p in self.names for f in _forms(p)}
+        alternatives = "|".join(re.escape(f) for f in sorted(self.form, key=len, reverse=True))
+        self.pattern = re.compile(rf"(?<![\w-])({alternatives})(?![\w-])")
+
+    def named(self, text: str) -> set[str]:
+        """The places a text names (the longest name at each point: "North Korea")."""
+        return {self.form[m.group(1)] for m in self.pattern.finditer(text)}
 
 
 def mismatches(text: str, roots: list[Any], places: Places, card_names: list[str],
@@ -107,10 +116,12 @@ def mismatches(text: str, roots: list[Any], places: Places, card_names: list[str
     """What an English text gets wrong about the data in `roots` (empty: it agrees); a
     `rule_text` (a scoring card's) may state numbers of the rules that are not data."""
     f = facts(roots)
-    for _, node in _ops(roots):
-        f.places |= IMPLIED.get(node, set())
-    for name in sorted(card_names, key=len, reverse=True):  # "If Iran Nuclear Talks is..."
-        text = text.replace(name, " ")
+    ops = {op for _, op in _ops(roots)}
+    for op in ops:
+        f.places |= IMPLIED.get(op, set())
+    for name in card_names:  # "If Iran Nuclear Talks is...": longest first (content_mismatches)
+        if name in text:
+            text = text.replace(name, " ")
     low = text.lower()
     text = RULE_PHRASES.sub(" ", text)
     out = []
@@ -118,12 +129,12 @@ def mismatches(text: str, roots: list[Any], places: Places, card_names: list[str
     missing = sorted(n for n in f.numbers if n not in said and n not in _DEFAULTS)
     if missing:
         out.append(f"the data uses the number(s) {missing}, the text does not say them")
-    if not rule_text and not any(op in IMPLIED for _, op in _ops(roots)):  # (its own rule)
+    if not rule_text and not ops & IMPLIED.keys():  # a special op states its own rule
         plain = RULE_NUMBERS.sub(" ", text)
         extra = sorted({int(n) for n in re.findall(r"\d+", plain)} - f.numbers)
         if extra:
             out.append(f"the text says the number(s) {extra}, the data does not")
-    named = {p for p in places.names if _named(p, text)}
+    named = places.named(text)
     for p in sorted(f.places - named):
         if not places.within.get(p, set()) & named:  # "a Southeast Asian country"
             out.append(f"the data names {p!r}, the text does not")
@@ -159,6 +170,7 @@ def content_mismatches(content_raw: Any) -> list[str]:
     places = Places(m.countries, [r.name for r in m.regions] + [s.name for s in m.subregions])
     names = [c.name for _, f in content_raw.card_files for c in f.cards]
     names += [h.name for _, f in content_raw.history_files for h in f.history]
+    names.sort(key=len, reverse=True)
     out = []
     for fname, cf in content_raw.card_files:
         for i, card in enumerate(cf.cards):
