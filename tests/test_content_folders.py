@@ -318,3 +318,11 @@ def test_a_wrong_track_in_a_text_is_refused(tmp_path: Path) -> None:
         'text = "China social +1. China gains 1 reserve."\n', encoding="utf-8")
     with pytest.raises(ContentError, match="socialist_market_economy.*economy track"):
         RawContent(folder)
+
+
+def test_an_empty_overlay_is_the_shipped_content(tmp_path: Path) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "overlay.toml").write_text('base = "shipped"\n', encoding="utf-8")
+    assert content_id(load_content(folder)) == content_id(load_content())
+    assert diff(load_content(), load_content(folder)) == []
