@@ -326,3 +326,15 @@ def test_an_empty_overlay_is_the_shipped_content(tmp_path: Path) -> None:
     (folder / "overlay.toml").write_text('base = "shipped"\n', encoding="utf-8")
     assert content_id(load_content(folder)) == content_id(load_content())
     assert diff(load_content(), load_content(folder)) == []
+
+
+def test_a_wrong_number_in_the_chinese_text_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "wrong"
+    folder.mkdir()
+    (folder / "overlay.toml").write_text("", encoding="utf-8")
+    (folder / "cards_early.toml").write_text(
+        '[[cards]]\nid = "nafta"\ntext_zh = "在墨西哥和加拿大各增加 3 点美国影响力。此牌在场期间，'
+        '每个经济阶段美国获得 1 外汇储备。"\n', encoding="utf-8")
+    with pytest.raises(ContentError, match=r"\('nafta'\): field 'text_zh': the text says the "
+                                           r"number\(s\) \[3\]"):
+        RawContent(folder)

@@ -1,6 +1,7 @@
 """Card text against card effects: the English text of every card must name the numbers,
 countries, regions and tracks its `effects` (and prerequisites, and persistent effects)
-use, and no country or region that they do not.  A mismatch is a load error naming the
+use, and no number, country or region that they do not; the Chinese text is checked for
+its numbers the same way (its place names are not checked).  A mismatch is a load error naming the
 card (:func:`check_texts`, called by :class:`~evenstar_env.content.loader.RawContent`)."""
 
 from __future__ import annotations
@@ -111,6 +112,32 @@ class Places:
         return {self.form[m.group(1)] for m in self.pattern.finditer(text)}
 
 
+# Chinese text: quoted card names “...”, section numbers, box references "第 5 格", "最高为
+# 4" and the Russia-card reminder state no card datum; "低于 3" states a max of 2.
+ZH_RULE = re.compile(r"“[^”]*”|\d+\.\d+(?:\.\d+)?|第\s*\d+\s*格|最[高低]为\s*\d+|"
+                     r"（俄罗斯相关牌[^）]*）|[低高]于\s*\d+")
+
+
+def zh_mismatches(text_zh: str, roots: list[Any], rule_text: bool = False) -> list[str]:
+    """What a Chinese text gets wrong about the numbers of the data in `roots`."""
+    f = facts(roots)
+    unquoted = re.sub(r"“[^”]*”", " ", text_zh)
+    said = {int(n) for n in re.findall(r"\d+", unquoted)}
+    said |= {int(n) - 1 for n in re.findall(r"低于\s*(\d+)", unquoted)}
+    said |= {int(n) + 1 for n in re.findall(r"高于\s*(\d+)", unquoted)}
+    out = []
+    missing = sorted(n for n in f.numbers if n not in said and n not in _DEFAULTS)
+    if missing:
+        out.append(f"the data uses the number(s) {missing}, the text does not say them")
+    special = {op for _, op in _ops(roots)} & IMPLIED.keys()
+    if not rule_text and not special:
+        extra = sorted({int(n) for n in re.findall(r"\d+", ZH_RULE.sub(" ", text_zh))}
+                       - f.numbers)
+        if extra:
+            out.append(f"the text says the number(s) {extra}, the data does not")
+    return out
+
+
 def mismatches(text: str, roots: list[Any], places: Places, card_names: list[str],
                rule_text: bool = False) -> list[str]:
     """What an English text gets wrong about the data in `roots` (empty: it agrees); a
@@ -156,11 +183,13 @@ def _ops(roots: list[Any]) -> list[tuple[Any, str]]:
     return [(n, n.op) for r in roots for _, n in walk(r, "") if hasattr(n, "op")]
 
 
+def _roots(card: Any) -> list[Any]:
+    """What a card's text speaks of: its effects, prerequisites and persistent effects."""
+    return [card.effects, card.requires] + ([card.persistent] if card.persistent else [])
+
+
 def card_mismatches(card: Any, places: Places, card_names: list[str]) -> list[str]:
-    roots = [card.effects, card.requires]
-    if card.persistent is not None:
-        roots.append(card.persistent)
-    return mismatches(card.text, roots, places, card_names, card.kind == "scoring")
+    return mismatches(card.text, _roots(card), places, card_names, card.kind == "scoring")
 
 
 def content_mismatches(content_raw: Any) -> list[str]:
@@ -176,6 +205,8 @@ def content_mismatches(content_raw: Any) -> list[str]:
         for i, card in enumerate(cf.cards):
             for msg in card_mismatches(card, places, names):
                 out.append(f"{fname}: cards[{i}] ({card.id!r}): field 'text': {msg}")
+            for msg in zh_mismatches(card.text_zh, _roots(card), card.kind == "scoring"):
+                out.append(f"{fname}: cards[{i}] ({card.id!r}): field 'text_zh': {msg}")
     for fname, hf in content_raw.history_files:
         for i, h in enumerate(hf.history):
             for k, o in enumerate(h.outcomes):
@@ -183,4 +214,7 @@ def content_mismatches(content_raw: Any) -> list[str]:
                     for msg in mismatches(o.text, [o.effects], places, names):
                         out.append(f"{fname}: history[{i}] ({h.id!r}): field "
                                    f"'outcomes[{k}].text': {msg}")
+                    for msg in zh_mismatches(o.text_zh, [o.effects]):
+                        out.append(f"{fname}: history[{i}] ({h.id!r}): field "
+                                   f"'outcomes[{k}].text_zh': {msg}")
     return out
