@@ -39,6 +39,7 @@ id = "nafta"
 ops = 2
 text = """Add 2 US influence in Mexico and 2 in Canada. While this card is in play, \
 the US gains 1 reserve in each economy phase."""
+text_zh = "在墨西哥和加拿大各增加 2 点美国影响力。此牌在场期间，每个经济阶段美国获得 1 外汇储备。"
 effects = [
   { op = "each_country", kind = "usa", points = 2, where = { countries = ["Mexico", "Canada"] } },
 ]
@@ -141,7 +142,7 @@ def test_a_duplicate_id_names_both_files(data_copy: Path) -> None:
     text = (data_copy / "cards_late.toml").read_text(encoding="utf-8")
     (data_copy / "cards_late.toml").write_text(text + CHANGED_EVENT.replace(
         "id = \"nafta\"", "id = \"nafta\"\nname = \"NAFTA 2\"\nzh = \"x\"\nera = \"late\"\n"
-        "side = \"usa\"\ntext_zh = \"x\"\nnote = \"x\""), encoding="utf-8")
+        "side = \"usa\"\nnote = \"x\""), encoding="utf-8")
     with pytest.raises(ContentError, match=r"cards_late.toml: cards\[\d+\] \('nafta'\): "
                                            r"field 'id': duplicate value 'nafta' \(first in "
                                            r"cards_early.toml: cards\[0\]\)"):
@@ -264,7 +265,7 @@ def test_content_check_and_diff_commands(overlay: Path) -> None:
     assert summary(load_content(overlay))[1] in check.output
     d = runner.invoke(app, ["content", "diff", "shipped", str(overlay)])
     assert d.exit_code == 0 and "card NAFTA (nafta): ops 3 → 2" in d.output
-    assert "5 difference(s)" in d.output
+    assert "6 difference(s)" in d.output  # removed, added, ops, effects, both texts
     bad = runner.invoke(app, ["content", "check", str(overlay / "nowhere")])
     assert bad.exit_code == 1 and "content folder" in bad.output
 
@@ -338,3 +339,21 @@ def test_a_wrong_number_in_the_chinese_text_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ContentError, match=r"\('nafta'\): field 'text_zh': the text says the "
                                            r"number\(s\) \[3\]"):
         RawContent(folder)
+
+
+def test_an_old_record_of_other_content_replays_with_content_named(tmp_path: Path,
+                                                                  overlay: Path) -> None:
+    from agents.specs import make_agent
+    from experiments.selfplay import play_game
+
+    rec = play_game(5, {"usa": make_agent("random", 1), "china": make_agent("random", 2)},
+                    content=overlay)
+    data = records.to_json(rec, overlay)
+    del data["content_id"]  # as written before records kept their content
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(records.RecordError, match="other game content.*--content"):
+        records.load(path)
+    result = CliRunner().invoke(app, ["replay", str(path), "--no-pause", "--content",
+                                      str(overlay)])
+    assert result.exit_code == 0 and "Result:" in result.output
