@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .base import observation_vector
+from .base import check_layout, observation_vector
 from .networks import load_checkpoint
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "checkpoints" / "learned"
@@ -34,6 +34,7 @@ class LearnedAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
+        check_layout(self.config.content, game, "LearnedAgent")
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])

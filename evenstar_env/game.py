@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .content import Content, fingerprint, load_content
+from .content import ContentSpec, as_content, fingerprint, load_content
 from .engine import board
 from .engine import effects as _effects  # noqa: F401  (registers effect handlers)
 from .engine import play as _play  # noqa: F401  (registers action-round handlers)
@@ -157,10 +157,10 @@ class Game:
             native.resolve(backend)
         return object.__new__(cls)
 
-    def __init__(self, seed: int = 0, *, content: Content | None = None, log: bool = False,
+    def __init__(self, seed: int = 0, *, content: ContentSpec = None, log: bool = False,
                  events: bool = False, _state: State | None = None,
                  backend: str | None = None) -> None:
-        self.content = content or load_content()
+        self.content = as_content(content)
         c = self.content
         if _state is not None:  # from clone / from_dict, which set the seed themselves
             self.seed: int | None = None
@@ -376,7 +376,7 @@ class Game:
                 "seed": self.seed, "state": self._m.s.to_dict()}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], content: Content | None = None,
+    def from_dict(cls, d: dict[str, Any], content: ContentSpec = None,
                   backend: str | None = None) -> Game:
         """The game of a `to_dict` snapshot; `content` must be the content it was made with.
         ``backend`` as for ``Game()``; on ``Game`` itself None is the default backend.
@@ -385,7 +385,7 @@ class Game:
         decision is re-derived by the engine: a malformed or tampered snapshot raises
         :class:`SnapshotError` (a ValueError) naming the field.
         """
-        content = content or load_content()
+        content = as_content(content)
         state, seed = load_snapshot(d, content)
         if cls is Game:
             from . import native

@@ -40,7 +40,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .content import Content, load_content
+from .content import Content, ContentSpec, as_content
 from .conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
 from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
@@ -109,7 +109,7 @@ class BatchedGames(ABC):
     def __init__(self, num_envs: int, content: Content | None, backend: str | None) -> None:
         num_envs = check_num_envs(num_envs)
         self.num_envs = num_envs
-        self.content = content or load_content()
+        self.content = as_content(content)
         self.backend = resolve(backend)
         # One encoder per slot keeps each slot's block caches (Python backend); the native
         # backend encodes in C++ and shares one.
@@ -242,7 +242,7 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
 
     def __init__(self, num_envs: int = 8, side: str = "alternate", opponent: Any = None,
                  reward: str = "win_loss", vp_scale: float = VP_SCALE, illegal_action: str = "lose",
-                 max_decisions: int | None = None, content: Content | None = None,
+                 max_decisions: int | None = None, content: ContentSpec = None,
                  backend: str | None = None) -> None:
         if side not in SIDE_OPTIONS:
             raise ValueError(f"side must be one of {SIDE_OPTIONS}, not {side!r}")
@@ -368,7 +368,7 @@ class SelfPlayVectorEnv(BatchedGames):
 
     def __init__(self, num_envs: int = 8, reward: str = "win_loss", vp_scale: float = VP_SCALE,
                  illegal_action: str = "lose", max_decisions: int | None = None,
-                 content: Content | None = None, backend: str | None = None,
+                 content: ContentSpec = None, backend: str | None = None,
                  threads: int = 1) -> None:
         check_options(reward, illegal_action, max_decisions)
         super().__init__(num_envs, content, backend)

@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .content import Content, load_content
+from .content import ContentSpec, as_content
 from .conventions import VP_SCALE, draw_seed
 from .engine.constants import SIDES
 from .env.observation import ObservationEncoder
@@ -59,7 +59,7 @@ class SingleAgentEnv(gym.Env):
 
     def __init__(self, side: str = "alternate", opponent: Any = None, reward: str = "win_loss",
                  vp_scale: float = VP_SCALE, illegal_action: str = "lose",
-                 max_decisions: int | None = None, content: Content | None = None,
+                 max_decisions: int | None = None, content: ContentSpec = None,
                  render_mode: str | None = None) -> None:
         if side not in SIDE_OPTIONS:
             raise ValueError(f"side must be one of {SIDE_OPTIONS}, not {side!r}")
@@ -68,7 +68,7 @@ class SingleAgentEnv(gym.Env):
                              f"None, not {render_mode!r}")
         self.render_mode = render_mode
         self.side_option = side
-        self.content = content or load_content()
+        self.content = as_content(content)
         self.encoder = ObservationEncoder(self.content)
         self.opponent = make_opponent(opponent)
         self._opponent_name = opponent_name(self.opponent, opponent)

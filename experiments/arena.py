@@ -52,22 +52,24 @@ class Job:
     seed: int
     usa: str
     china: str
+    content: str = "shipped"  # a content folder or overlay (experiments/records.py)
 
 
 def _play(job: Job) -> GameRecord:
     agents = {"usa": make_agent(job.usa, 2 * job.seed), "china": make_agent(job.china,
                                                                            2 * job.seed + 1)}
-    rec = play_game(job.seed, agents)
+    rec = play_game(job.seed, agents, content=job.content)
     rec.agents = {"usa": job.usa, "china": job.china}  # specs, not display names
     return rec
 
 
-def jobs_for(specs: list[str], games: int, seed0: int = 0) -> list[Job]:
+def jobs_for(specs: list[str], games: int, seed0: int = 0, content: str = "shipped"
+             ) -> list[Job]:
     """Paired seeds: every pairing plays each seed twice with the sides swapped."""
     out = []
     for a, b in itertools.combinations(specs, 2):
         for k in range(games):
-            out += [Job(seed0 + k, a, b), Job(seed0 + k, b, a)]
+            out += [Job(seed0 + k, a, b, content), Job(seed0 + k, b, a, content)]
     return out
 
 
@@ -137,7 +139,8 @@ def parse_game(data: object) -> GameRecord:
     return rec
 
 
-def stamps_now(out: Path, played: set[str], specs: list[str]) -> dict[str, str]:
+def stamps_now(out: Path, played: set[str], specs: list[str], content: str = "shipped"
+               ) -> dict[str, str]:
     """The play stamps of the agents of this run and of the folder's games (spec -> card
     and rule data, and network weights); ValueError if a folder's game was played on other
     ones (``out/stamps.json``), whose results would be mixed with these."""
@@ -151,7 +154,7 @@ def stamps_now(out: Path, played: set[str], specs: list[str]) -> dict[str, str]:
     if not isinstance(had, dict):
         raise ValueError(f"{path}: damaged (not a JSON object): use --force to replace the "
                          "folder's games, or another folder")
-    now = {s: play_stamp([s]) for s in sorted(played | set(specs))}
+    now = {s: play_stamp([s], content) for s in sorted(played | set(specs))}
     stale = sorted(s for s in played if had.get(s) != now[s])
     if stale:
         raise ValueError(f"{out} holds games of {', '.join(stale)} played on other data or "
@@ -171,8 +174,8 @@ def _not_this_run(path: Path, stale: list[GameRecord], specs: list[str]) -> str:
             "resume, --force to replace the folder's games, or use another --out")
 
 
-def resume(out: Path, jobs: list[Job], specs: list[str], force: bool = False
-           ) -> dict[tuple[int, str, str], GameRecord]:
+def resume(out: Path, jobs: list[Job], specs: list[str], force: bool = False,
+           content: str = "shipped") -> dict[tuple[int, str, str], GameRecord]:
     """The games of `jobs` already in ``out/games.jsonl`` (by :func:`game_key`).
 
     Refused (ValueError, one line, nothing written) if the file holds a game `jobs` do not
@@ -185,7 +188,8 @@ def resume(out: Path, jobs: list[Job], specs: list[str], force: bool = False
         path.unlink(missing_ok=True)
         (out / STAMPS).unlink(missing_ok=True)
     lines = gamelog.read(path, parse_game, game_key)
-    now = stamps_now(out, {a for r in lines.games for a in r.agents.values()}, specs)
+    now = stamps_now(out, {a for r in lines.games for a in r.agents.values()}, specs,
+                     content)
     wanted = {game_key(j) for j in jobs}
     stale = [r for r in lines.games if game_key(r) not in wanted]
     if stale:
@@ -326,10 +330,21 @@ def check_settings(specs: list[str], games: int, workers: int, backend: str,
         make_agent(spec, 0)  # fail fast on a bad spec or policy file
 
 
+def keep_content(content: str, out: Path) -> str:
+    """Load a run's content (ContentError if bad), keep its snapshot in ``out/content/``
+    for the records, and return its source for the workers ("shipped" or a full path)."""
+    from evenstar_env.content import load_content
+
+    source = load_content(content).source
+    records.keep_content(source, out)
+    return source
+
+
 def arena(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
           progress: bool = True, backend: str = "process", ray_address: str | None = None,
-          force: bool = False) -> dict[str, Any]:
-    """Run (or resume) a whole arena and write its outputs; return the summary.
+          force: bool = False, content: str = "shipped") -> dict[str, Any]:
+    """Run (or resume) a whole arena on `content` (a content folder or overlay; its
+    snapshot is kept in ``out/content/``) and write its outputs; return the summary.
 
     Bad settings, agent specs, a folder holding games of another run (see :func:`resume`;
     `force` replaces them) and an output folder that cannot be written fail before the
@@ -340,11 +355,12 @@ def arena(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int 
     games, workers, seed0 = int(games), int(workers), int(seed0)  # numpy's too
     ensure_output_dir(out)
     with folder_lock(out):
-        jobs = jobs_for(specs, games, seed0)
-        known = resume(out, jobs, specs, force)
+        content = keep_content(content, out)
+        jobs = jobs_for(specs, games, seed0, content)
+        known = resume(out, jobs, specs, force, content)
         records = play_into(out, jobs, known, workers, progress, backend, ray_address)
         summary = summarise(records)
         summary["config"] = {"agents": specs, "games_per_pairing": games, "paired": True,
-                             "seed0": seed0, "backend": backend}
+                             "seed0": seed0, "backend": backend, "content": content}
         write_outputs(records, summary, out)
     return summary

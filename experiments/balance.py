@@ -19,10 +19,12 @@ stops at once with one line.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import multiprocessing as mp
+import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -34,12 +36,22 @@ import numpy as np
 from rich.progress import Progress
 
 from evenstar_env import Game
-from evenstar_env.content import DATA_DIR, load_variant
+from evenstar_env.content import DATA_DIR, content_id, load_variant, play_fingerprint
 from evenstar_env.content.loader import load_variants
 from evenstar_env.content.schema import Variant
+from evenstar_env.content.source import write_snapshot
 from evenstar_env.safe_io import read_bounded
 from experiments import gamelog
 from experiments.arena import ignore_sigint, make_agent
+from experiments.balance_report import (
+    MIN_PLOT_GAMES,
+    TOP_CARDS,
+    card_rows,
+    palette,
+    source_label,
+    write_card_table,
+    write_report,
+)
 from experiments.files import append_line, folder_lock, write_text_atomic
 from experiments.gamelog import ResumeWarning, checked
 from experiments.limits import check_run
@@ -53,13 +65,12 @@ BACKENDS = ("process", "ray")
 __all__ = ["ResumeWarning", "Study", "read_games", "run_study"]
 
 
-def check_forbid(card_ids: list[str]) -> None:
-    """ValueError naming any id that is not a card of the shipped content."""
+def check_forbid(card_ids: list[str], baseline: Variant | None = None) -> None:
+    """ValueError naming any id that is not a card of the baseline's content (default:
+    the shipped content)."""
     import difflib
 
-    from evenstar_env.content import load_content
-
-    known = [c.id for c in load_content().cards]
+    known = [c.id for c in load_variant(baseline or Variant(name="baseline")).cards]
     for cid in card_ids:
         if cid not in known:
             close = difflib.get_close_matches(cid, known, n=3)
@@ -96,7 +107,7 @@ class Study:
             int(self.workers)  # numpy integers become plain ones (JSON, job keys)
         if self.backend not in BACKENDS:
             raise ValueError(f"unknown backend {self.backend!r} (one of {', '.join(BACKENDS)})")
-        check_forbid(self.forbid)
+        check_forbid(self.forbid, self.variants[0])
 
     def all_variants(self) -> list[Variant]:
         base = self.variants[0]
@@ -149,7 +160,8 @@ def play_job(job: Job, variant: dict[str, Any], data_dir: str = str(DATA_DIR)) -
     return {"key": job.key, "variant": job.variant, "seed": job.seed, "usa": job.usa,
             "china": job.china, "winner": g.result.winner, "reason": g.result.reason,
             "end": _reason_kind(g.result.reason), "turn": g.turn, "vp": g.vp,
-            "vp_sources": g.vp_by_source(), "cards": usage, "actions": actions}
+            "vp_sources": g.vp_by_source(), "cards": usage, "actions": actions,
+            "content_id": content_id(content)}
 
 
 def _reason_kind(reason: str) -> str:
@@ -204,13 +216,13 @@ def _run_ray(jobs: Iterator[Job], variants: dict[str, dict], workers: int,
 STAMP = "play_fingerprint.txt"
 
 
-def play_stamp(agents: Iterable[str] = ()) -> str:
+def play_stamp(agents: Iterable[str] = (), content: str = "shipped") -> str:
     """What a study's games depend on besides their seeds: the card and rule data's play
     fingerprint, then ``spec=hash`` for each agent that plays a network (its weights)."""
     from agents.specs import spec_weights
     from evenstar_env.content import load_content, play_fingerprint
 
-    parts = [play_fingerprint(load_content())]
+    parts = [play_fingerprint(load_content(content))]
     for spec in sorted(set(agents)):
         path = spec_weights(spec)
         if path is not None and path.is_file():
@@ -218,11 +230,14 @@ def play_stamp(agents: Iterable[str] = ()) -> str:
     return " ".join(parts)
 
 
-def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = ()) -> None:
-    """Refuse to resume a study folder whose games were played on other card or rule data,
-    or by other network weights of its `agents` (their results would be mixed with
-    these); stamp a new folder."""
-    now = play_stamp(agents)
+def check_data_stamp(out: Path, has_games: bool, agents: Iterable[str] = (),
+                     variants: Iterable[Variant] = ()) -> None:
+    """Refuse to resume a study folder whose games were played on other card or rule data
+    (the shipped data, and the content folder of each variant that names one), or by
+    other network weights of its `agents` (their results would be mixed with these);
+    stamp a new folder."""
+    now = " ".join([play_stamp(agents)] + [
+        f"{v.name}={play_fingerprint(load_variant(v))}" for v in variants if v.content])
     stamp = out / STAMP
     try:
         had = read_bounded(stamp, 1 << 16).decode("utf-8", "replace").strip() \
@@ -246,10 +261,13 @@ def run_study(study: Study, out: Path, progress: bool = True) -> dict[str, Any]:
 
 
 def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
+    started = time.perf_counter()
     games_path = out / "games.jsonl"
     lines = gamelog.read(games_path, parse_game, _game_key)
     done = lines.games
-    check_data_stamp(out, bool(done), (study.usa, study.china))  # refused: nothing written
+    check_data_stamp(out, bool(done), (study.usa, study.china), study.all_variants())
+    for v in study.all_variants():  # what the records need to replay after any edit
+        write_snapshot(load_variant(v).files, out)
     gamelog.repair(lines)
     jobs = jobs_for(study)
     wanted = {j.key for j in jobs}
@@ -294,8 +312,19 @@ def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
                 _sprt_check(study, rec["variant"], counts, stopped)
             bar.advance(task)
     summary = summarise(study, done, stopped)
+    summary["config"]["seconds"] = _seconds(out, started, bool(todo))
     write_outputs(summary, done, out)
     return summary
+
+
+def _seconds(out: Path, started: float, played: bool) -> float:
+    """Wall time of the runs that played the study's games: this one (when it played any)
+    plus the earlier ones recorded in ``summary.json``."""
+    earlier = 0.0
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        earlier = float(json.loads((out / "summary.json").read_text(encoding="utf-8")
+                                   )["config"]["seconds"])
+    return earlier + (time.perf_counter() - started if played else 0.0)
 
 
 def _count(counts: dict[str, Counter], rec: dict) -> None:
@@ -389,10 +418,15 @@ def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dic
                            "meaning": "US favoured" if stopped[name] == "H1" else
                            "China favoured"}
         variants[name] = row
+    for v in study.all_variants():
+        variants[v.name]["description"] = v.description or (
+            f"the baseline with the event of {v.name.removeprefix('forbid ')} banned"
+            if v.name.startswith("forbid ") else "")
     return {"config": {"usa": study.usa, "china": study.china, "games": study.games,
                        "seed0": study.seed0, "baseline": base, "sprt": study.sprt,
                        "forbid": study.forbid},
-            "variants": variants, "cards": card_stats(by_variant[base])}
+            "variants": variants,
+            "cards": card_stats(by_variant[base], load_variant(study.all_variants()[0]))}
 
 
 def _score(r: dict) -> float:
@@ -419,15 +453,15 @@ def _vp_sources(recs: list[dict]) -> dict[str, dict[str, float]]:
     return out
 
 
-def card_stats(recs: list[dict]) -> dict[str, dict[str, Any]]:
+def card_stats(recs: list[dict], content: Any = None) -> dict[str, dict[str, Any]]:
     """Per card and usage (event, ops, headline, track = tech race / sabotage discard): in how
     many games, and the win rate of the card's owner side in those games (observational).
 
     The owner is the card's side; for a neutral card, the player who played it.
     """
-    from evenstar_env.content import load_content
+    from evenstar_env.content import as_content
 
-    side_of = {c.id: c.side for c in load_content().cards}
+    side_of = {c.id: c.side for c in as_content(content).cards}
     used: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in recs:
         seen = set()
@@ -438,8 +472,12 @@ def card_stats(recs: list[dict]) -> dict[str, dict[str, Any]]:
             seen.add((cid, usage, owner))
             won = 0.5 if r["winner"] is None else float(r["winner"] == owner)
             used[cid][usage].append(won)
-    return {cid: {u: {"games": len(v), "owner_win_rate": sum(v) / len(v)}
-                  for u, v in by.items()} for cid, by in sorted(used.items())}
+    c = as_content(content)
+    return {cid: {"name": c.cards[c.card_by_id[cid]].name if cid in c.card_by_id else cid,
+                  "side": side_of.get(cid, ""),
+                  **{u: {"games": len(v), "owner_win_rate": sum(v) / len(v),
+                         "ci95": list(wilson(round(sum(v)), len(v)))}  # draws: half
+                     for u, v in by.items()}} for cid, by in sorted(used.items())}
 
 
 # ---------------------------------------------------------------- outputs
@@ -457,6 +495,7 @@ def write_outputs(summary: dict[str, Any], records: list[dict], out: Path) -> No
             w.writerow([r["variant"], r["seed"], r["usa"], r["china"], r["winner"] or "draw",
                         r["end"], r["turn"], r["vp"]["usa"], r["vp"]["china"]])
     plots = make_plots(summary, out)
+    write_card_table(card_rows(summary), out)
     write_report(summary, plots, out)
 
 
@@ -506,72 +545,49 @@ def make_plots(summary: dict[str, Any], out: Path) -> list[str]:
 
     sources = sorted({k for n in names for s in ("usa", "china")
                       for k in variants[n]["vp_sources"][s]})
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+    colours = dict(zip(sources, palette(len(sources)), strict=True))
+    fig, axes = plt.subplots(1, 2, figsize=(12 + 0.3 * len(names), 4.5), sharey=True)
     for ax, side in zip(axes, ("usa", "china"), strict=True):
         bottom = np.zeros(len(names))
         for src in sources:
             vals = np.array([variants[n]["vp_sources"][side].get(src, 0) for n in names])
-            ax.bar(range(len(names)), vals, bottom=bottom, label=src)
+            ax.bar(range(len(names)), vals, bottom=bottom, label=source_label(src),
+                   color=colours[src])
             bottom += vals
         ax.set_xticks(range(len(names)), names, rotation=15, fontsize=7)
-        ax.set_title(f"Mean VP by source: {side}")
-    if sources:
-        axes[1].legend(fontsize=6, ncol=2)
+        ax.set_title(f"Mean VP by source: {'US' if side == 'usa' else 'China'}")
+    if sources:  # one colour per source, the legend beside the bars (never over them)
+        axes[1].legend(fontsize=6, ncol=1 + len(sources) // 24, loc="upper left",
+                       bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     save(fig, "vp_sources.png")
 
-    rows = []
-    overall = variants[names[0]]
-    base_rate = {"usa": overall["usa"]["rate"], "china": overall["china"]["rate"]}
-    for cid, by in summary["cards"].items():
-        st = by.get("event")
-        if st and st["games"] >= 10:
-            rows.append((cid, st["owner_win_rate"] - 0.5 * (base_rate["usa"] +
-                                                             base_rate["china"]), st["games"]))
-    rows.sort(key=lambda r: -abs(r[1]))
-    rows = rows[:20]
-    fig, ax = plt.subplots(figsize=(8, max(3, 0.3 * len(rows) + 1)))
-    ax.barh([f"{cid} (n={n})" for cid, _, n in rows], [v for _, v, _ in rows],
-            color=["#3a8a3a" if v > 0 else "#a33" for _, v, _ in rows])
+    rows = [r for r in card_rows(summary) if r["games"] >= MIN_PLOT_GAMES][:TOP_CARDS]
+    fig, ax = plt.subplots(figsize=(9, max(3, 0.32 * len(rows) + 1.5)))
+    y = range(len(rows))
+    ax.barh(list(y), [100 * r["impact"] for r in rows],
+            xerr=[[100 * (r["impact"] - r["low"]) for r in rows],
+                  [100 * (r["high"] - r["impact"]) for r in rows]],
+            capsize=3, color=["#3a8a3a" if r["impact"] > 0 else "#a33" for r in rows])
+    ax.set_yticks(list(y), [f"{r['card']} (n={r['games']})" for r in rows])
     ax.axvline(0, color="#888", linewidth=0.8)
     ax.invert_yaxis()
     ax.tick_params(labelsize=7)
-    ax.set_xlabel("owner's win rate in games where the event was played, minus the average "
-                  "(observational)")
-    ax.set_title(f"Per-card impact in '{names[0]}'")
+    ax.set_xlabel("owner's win rate where the event was played, minus the average, in "
+                  "points\n(observational; 95% Wilson interval)")
+    ax.set_title(f"Per-card impact in '{names[0]}': the {len(rows)} largest of those played "
+                 f"as events in {MIN_PLOT_GAMES}+ games\n(every card in cards.html)",
+                 fontsize=10)
     save(fig, "card_impact.png")
     return files
-
-
-def write_report(summary: dict[str, Any], plots: list[str], out: Path) -> None:
-    cfg = summary["config"]
-    lines = [f"# Balance study: {cfg['usa']} (US) vs {cfg['china']} (China)", "",
-             f"{cfg['games']} seeds per variant (common random numbers); baseline "
-             f"'{cfg['baseline']}'. Intervals are 95%: Wilson for rates, normal "
-             "approximation for the paired differences from the baseline.", "",
-             "| variant | games | US wins | China wins | draws | US − baseline | SPRT |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
-    for name, v in summary["variants"].items():
-        d = v["diff_vs_baseline"]
-        lines.append(
-            f"| {name} | {v['games']} | {v['usa']['rate']:.1%} "
-            f"[{v['usa']['ci95'][0]:.1%}, {v['usa']['ci95'][1]:.1%}] | "
-            f"{v['china']['rate']:.1%} | {v['draw']['rate']:.1%} | {d['mean']:+.3f} "
-            f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] | "
-            f"{v.get('sprt', {}).get('meaning', '')} |")
-    lines.append("")
-    for p in plots:
-        lines += [f"![{p}]({p})", ""]
-    lines += ["Per-card statistics are observational: a card's win rate when played reflects",
-              "when agents choose to play it, not its causal effect; use `forbid` runs for that.",
-              ""]
-    (out / "report.md").write_text("\n".join(lines))
 
 
 MAX_VARIANTS_FILE = 1 << 20  # bytes
 
 
-def load_study_variants(path: Path, names: list[str] | None = None) -> list[Variant]:
-    """Variants from a TOML file (all, or the named ones in that order); a FIFO, a device
+def load_study_variants(path: Path, names: list[str] | None = None,
+                        content: str | None = None) -> list[Variant]:
+    """Variants from a TOML file (all, or the named ones in that order), those that name no
+    content folder played on `content` (default: the shipped one); a FIFO, a device
     or a file over 1 MiB is refused (ValueError) before it is parsed."""
     try:
         read_bounded(path, MAX_VARIANTS_FILE)
@@ -579,6 +595,12 @@ def load_study_variants(path: Path, names: list[str] | None = None) -> list[Vari
         raise ValueError(f"{path}: cannot read a variants file: {exc.strerror or exc}"
                          ) from None
     variants = load_variants(path)
+    if content is not None:
+        from evenstar_env.content import load_content
+
+        folder = load_content(content).source
+        variants = [v if v.content else v.model_copy(update={"content": folder})
+                    for v in variants]
     if not names:
         return variants
     by = {v.name: v for v in variants}

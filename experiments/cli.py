@@ -100,6 +100,11 @@ BackendOption = Annotated[Backend, typer.Option(help="where games run: local pro
 RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address HOST:PORT, "
                                                 "ray://HOST:PORT or auto (default: start "
                                                 "one here)")]
+ContentOption = Annotated[str, typer.Option(
+    "--content", help="content folder or overlay to play (default: the shipped edition)")]
+RecordContent = Annotated[Path | None, typer.Option(
+    "--content", help="content folder or overlay the record was played with (default: "
+    "the snapshot kept beside the record)")]
 Force = Annotated[bool, typer.Option("--force", help="replace the games already in --out "
                                      "(default: resume them, or refuse a folder of another "
                                      "run)")]
@@ -129,6 +134,18 @@ def _file_target(path: Path, hint: str) -> None:
     except OSError as exc:
         raise typer.BadParameter(f"{path}: {exc.strerror or exc}", param_hint=hint) from None
 
+def _check_content(content: str | Path | None) -> None:
+    """A content folder that does not load is a usage error naming file, entry and field."""
+    from evenstar_env.content import ContentError, load_content
+
+    if content is None:
+        return
+    try:
+        load_content(content)
+    except ContentError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--content") from None
+
+
 def _check_agents(specs: list[str], name: str) -> None:
     from agents.specs import make_agent
 
@@ -154,18 +171,19 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
           out: Annotated[Path, typer.Option(help="output folder (resumed if it has games "
                                               "of this command)")] = Path("results/arena"),
           backend: BackendOption = Backend.process, ray_address: RayAddress = None,
-          force: Force = False) -> None:
+          force: Force = False, content: ContentOption = "shipped") -> None:
     """Agents play each other with paired seeds; win rates per side, ratings and plots."""
     from experiments.arena import arena as run
 
     if len(agents) < 2:
         raise typer.BadParameter("name at least two agents", param_hint="AGENTS")
     _check_run(seed, games, workers, ray_address)
+    _check_content(content)
     _check_agents(agents, "AGENTS")
     _output_dir(out)
     try:
         summary = run(agents, games, out, workers=workers, seed0=seed, backend=backend.value,
-                      ray_address=ray_address, force=force)
+                      ray_address=ray_address, force=force, content=content)
     except ValueError as exc:  # a folder of another run, or of changed data or weights
         fail(str(exc))
     table = Table(title=f"Arena ({games} paired seeds per pairing)")
@@ -189,7 +207,7 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
             backend: BackendOption = Backend.process, ray_address: RayAddress = None,
             readme: Annotated[Path | None, typer.Option(help="also write the table into "
                                                         "this README's Ratings section")] =
-            None, force: Force = False) -> None:
+            None, force: Force = False, content: ContentOption = "shipped") -> None:
     """Round robin of agents on paired seeds; openskill ratings as Markdown and JSON."""
     from experiments.ratings import round_robin
 
@@ -197,13 +215,14 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
         raise typer.BadParameter("name at least two different agents", param_hint="AGENTS")
     _check_run(seed, games, workers, ray_address)
     _check_agents(agents, "AGENTS")
+    _check_content(content)
     if readme is not None and not readme.is_file():
         raise typer.BadParameter(f"{readme}: no such file", param_hint="--readme")
     _output_dir(out)
     try:
         result = round_robin(agents, games, out, workers=workers, seed0=seed,
                              backend=backend.value, ray_address=ray_address, readme=readme,
-                             force=force)
+                             force=force, content=content)
     except ValueError as exc:  # a folder of another run, or of changed data or weights
         fail(str(exc))
     table = Table(title=f"Ratings ({games} paired seeds per pairing, openskill)")
@@ -224,7 +243,7 @@ def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.us
          seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="game seed (shown when "
                                            "the game ends: it fixes the hidden cards)")] = 0,
          save: Annotated[Path, typer.Option(help="where the game record is saved")] =
-         Path("evenstar_game.json")) -> None:
+         Path("evenstar_game.json"), content: ContentOption = "shipped") -> None:
     """Play a game against an agent in the terminal."""
     from experiments.files import OutputDirError, ensure_output_dir
     from experiments.play import PlaySession
@@ -235,7 +254,8 @@ def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.us
         ensure_output_dir(save.parent)
     except OutputDirError as exc:
         raise typer.BadParameter(str(exc), param_hint="--save") from None
-    PlaySession(side.value, opponent, seed, save, console=console).run()
+    _check_content(content)
+    PlaySession(side.value, opponent, seed, save, console=console, content=content).run()
 
 
 @command
@@ -269,12 +289,14 @@ def serve(host: Annotated[str, typer.Option(help="address to listen on (127.0.0.
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-def _load_record(path: Path):
-    """The one loader of `replay` and `render`: a bad file is one line, exit 1."""
+def _load_record(path: Path, content: Path | None = None):
+    """The one loader of `replay` and `render`: the record and the content it was played
+    with; a bad file is one line, exit 1."""
     from experiments import records
 
+    _check_content(content)
     try:
-        return records.load(path)
+        return records.load_played(path, content)
     except records.RecordError as exc:
         fail(str(exc))
 
@@ -282,12 +304,13 @@ def _load_record(path: Path):
 @command
 def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
            pause: Annotated[bool, typer.Option(help="wait for Enter after each action "
-                                               "(q to stop)")] = True) -> None:
+                                               "(q to stop)")] = True,
+           content: RecordContent = None) -> None:
     """Step through a recorded game in the terminal."""
     from evenstar_env.events import render
     from experiments import records
 
-    rec = _load_record(file)
+    rec, played = _load_record(file, content)
     console.print(f"Replaying seed {rec.seed}: {escape(str(rec.agents))}")
     shown = 0
     g = None
@@ -301,7 +324,7 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
         return shown + len(new)
 
     try:
-        for g, action in records.replay(rec, log=True):
+        for g, action in records.replay(rec, log=True, content=played):
             shown = news(g)  # what the previous decision did, before the next prompt
             console.print(f"[bold cyan]{g.decision}[/] -> {g.describe_action(action)}")
             if pause:
@@ -323,7 +346,8 @@ def replay(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
 def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
            turn: Annotated[int, typer.Option(min=0, max=1000, help="show the board at the "
                                              "start of this turn (0: the end)")] = 0,
-           out: Annotated[Path, typer.Option(help="PNG file")] = Path("map.png")) -> None:
+           out: Annotated[Path, typer.Option(help="PNG file")] = Path("map.png"),
+           content: RecordContent = None) -> None:
     """Write the map picture of a recorded game at the start of a turn, or at its end."""
     import matplotlib.image
 
@@ -331,13 +355,13 @@ def render(file: Annotated[Path, typer.Argument(help="a game record (.json)")],
     from experiments import records
 
     _file_target(out, "--out")
-    rec = _load_record(file)
+    rec, played = _load_record(file, content)
     g = None
-    for g, _ in records.replay(rec):  # noqa: B007  (run to the end unless `turn` stops it)
+    for g, _ in records.replay(rec, content=played):  # noqa: B007  (to the end, or `turn`)
         if turn and g.turn >= turn:
             break
     if g is None:  # a record without actions
-        g = records.final_game(rec)
+        g = records.final_game(rec, content=played)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         matplotlib.image.imsave(out, render_rgb(g), format="png")
@@ -364,20 +388,24 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
                                                              "run with its event banned "
                                                              "(repeatable)")] = None,
             out: Annotated[Path, typer.Option(help="results folder (resumed if it has "
-                                              "games)")] = Path("results/balance")) -> None:
+                                              "games)")] = Path("results/balance"),
+            content: Annotated[str | None, typer.Option(
+                "--content", help="content folder or overlay of the variants that name "
+                "none (default: the shipped edition)")] = None) -> None:
     """Side balance of rule variants by self-play, with intervals, plots and a report."""
     from evenstar_env.content import ContentError
     from experiments.balance import Study, check_forbid, load_study_variants, run_study
 
     _check_run(seed, games, workers, ray_address)
+    _check_content(content)
     try:
-        chosen = load_study_variants(variants, only)
+        chosen = load_study_variants(variants, only, content)
     except (ContentError, ValueError) as exc:
         raise typer.BadParameter(str(exc), param_hint="--variants/--variant") from None
     _check_agents([usa], "--usa")
     _check_agents([china], "--china")
     try:
-        check_forbid(forbid or [])
+        check_forbid(forbid or [], chosen[0])
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--forbid") from None
     _output_dir(out)
@@ -388,19 +416,27 @@ def balance(variants: Annotated[Path, typer.Option(help=escape(
         summary = run_study(study, out)
     except ValueError as exc:  # games of changed data or weights
         fail(str(exc))
+    from experiments.balance_report import conclusion, pct, signed
+
     table = Table(title=f"Balance: {usa} (US) vs {china} (China), {games} seeds per variant")
-    for col in ("variant", "games", "US win rate [95% CI]", "US - baseline [95% CI]", "SPRT"):
+    for col in ("variant", "games", "US win rate % [95%]", "US − baseline, points [95%]",
+                "SPRT"):
         table.add_column(col)
+    base = summary["config"]["baseline"]
     for name, v in summary["variants"].items():
         d = v["diff_vs_baseline"]
         table.add_row(name, str(v["games"]),
-                      f"{v['usa']['rate']:.1%} [{v['usa']['ci95'][0]:.1%}, "
-                      f"{v['usa']['ci95'][1]:.1%}]",
-                      f"{d['mean']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]",
+                      f"{pct(v['usa']['rate'])} [{pct(v['usa']['ci95'][0])}, "
+                      f"{pct(v['usa']['ci95'][1])}]",
+                      "–" if name == base else
+                      f"{signed(d['mean'])} [{signed(d['ci95'][0])}, {signed(d['ci95'][1])}]",
                       v.get("sprt", {}).get("meaning", ""))
     console.print(table)
-    console.print(f"wrote {escape(str(out))}/report.md, summary.json, games.csv, games.jsonl "
-                  "and plots")
+    for name, v in summary["variants"].items():
+        console.print(escape(conclusion(name, v, base)), highlight=False, soft_wrap=True)
+    console.print(f"wrote {escape(str(out))}/report.md, conclusions.txt, summary.json, "
+                  "games.csv, games.jsonl, cards.html, cards.csv and plots "
+                  f"({summary['config'].get('seconds', 0) / 60:.1f} minutes)")
 
 
 @command
@@ -411,21 +447,87 @@ def skill_curve(agents: Annotated[list[str], typer.Argument(help="each plays its
                 = 400,
                 seed: FirstSeed = 0, workers: Workers = 2,
                 runs: Annotated[Path, typer.Option(help="where the games are kept (resumed)")]
-                = Path("results/skill_curve")) -> None:
-    """US win rate of the shipped rules in self-play per agent: adds or replaces each agent's
-    row in docs/data/skill_curve.json, the table in docs/balance.md and the plot."""
+                = Path("results/skill_curve"),
+                out: Annotated[Path | None, typer.Option(
+                    help="folder for skill_curve.json/.md/.png (default: the docs: "
+                    "docs/data, docs/balance.md, docs/img/balance)")] = None,
+                content: Annotated[str | None, typer.Option(
+                    "--content", help="content folder or overlay (needs --out: the docs "
+                    "describe the shipped edition)")] = None) -> None:
+    """US win rate in self-play per agent: adds or replaces each agent's row in
+    docs/data/skill_curve.json, the table in docs/balance.md and the plot (or in --out)."""
     from experiments import skill_curve as sc
 
     _check_run(seed, games, workers, None)
     _check_agents(agents, "AGENTS")
+    _check_content(content)
+    if content is not None and out is None:
+        raise typer.BadParameter("a curve of other content goes to a folder of its own: "
+                                 "name --out", param_hint="--content")
     _output_dir(runs)
+    if out is not None:
+        _output_dir(out)
+    data, doc, png = sc.outputs(out)
     try:
-        rows = sc.run(agents, games, seed0=seed, workers=workers, runs=runs)
+        rows = sc.run(agents, games, seed0=seed, workers=workers, runs=runs, data=data,
+                      doc=doc, png=png, content=content)
     except ValueError as exc:  # no table markers in docs/balance.md, or stale games
         fail(str(exc))
     console.print(sc.table(rows), highlight=False, soft_wrap=True)
-    console.print(f"wrote {escape(str(sc.DATA))}, {escape(str(sc.DOC))} and "
-                  f"{escape(str(sc.PLOT))}")
+    console.print(f"wrote {escape(str(data))}, {escape(str(doc))} and {escape(str(png))}")
+
+
+content_app = typer.Typer(no_args_is_help=True, help="Check and compare content folders "
+                          "and overlays (docs/content.md).")
+app.add_typer(content_app, name="content")
+ContentArg = Annotated[str, typer.Argument(help="content folder, overlay, or 'shipped'")]
+
+
+def _content(spec: str):
+    from evenstar_env.content import ContentError, load_content
+
+    try:
+        return load_content(spec)
+    except ContentError as exc:
+        fail(str(exc))
+
+
+@content_app.command("check")
+def content_check(folder: ContentArg) -> None:
+    """Validate a content folder or overlay; print its cards per era and side, ops totals
+    and map counts."""
+    from evenstar_env.content.report import summary
+
+    for line in summary(_content(folder)):
+        console.print(escape(line), highlight=False, soft_wrap=True)
+
+
+@content_app.command("diff")
+def content_diff(a: ContentArg, b: ContentArg) -> None:
+    """What differs from content A to content B, one line each, in words."""
+    from evenstar_env.content.report import diff
+
+    lines = diff(_content(a), _content(b))
+    for line in lines:
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    console.print(f"{len(lines)} difference(s)" if lines else "no difference")
+
+
+@command
+def cards(html: Annotated[Path, typer.Option("--html", help="HTML file of printable cards "
+                                             "(print it from a browser)")],
+          content: ContentOption = "shipped") -> None:
+    """The deck as printable cards (name, side, ops, era, both texts) for paper playtests."""
+    from evenstar_env.content.printable import deck_html
+
+    _file_target(html, "--html")
+    c = _content(content)
+    try:
+        html.parent.mkdir(parents=True, exist_ok=True)
+        html.write_text(deck_html(c), encoding="utf-8")
+    except OSError as exc:
+        fail(f"{html}: cannot write the cards: {exc.strerror or exc}")
+    console.print(f"wrote {escape(str(html))} ({len(c.cards)} cards, {c.nh} history cards)")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from evenstar_env import Game
+from evenstar_env.content import ContentSpec, as_content
 from evenstar_env.env.render import render_ansi
 from evenstar_env.events import render
 from experiments import records
@@ -54,9 +55,11 @@ class PlaySession:
 
     def __init__(self, human: str, opponent: str, seed: int, save_path: Path,
                  console: Console | None = None,
-                 input_fn: Callable[[str], str] | None = None) -> None:
+                 input_fn: Callable[[str], str] | None = None,
+                 content: ContentSpec = None) -> None:
         if human not in ("usa", "china"):
             raise ValueError("--as must be usa or china")
+        self.content = as_content(content)  # a content folder or overlay (default: shipped)
         self.human, self.seed, self.save_path = human, seed, Path(save_path)
         self.opponent_spec = opponent
         self.opponent = make_agent(opponent, seed + 1)
@@ -69,7 +72,7 @@ class PlaySession:
         self.shown = 0  # records of the event stream printed so far
 
     def _new_game(self, seed: int) -> Game:
-        g = Game(seed, log=True)
+        g = Game(seed, log=True, content=self.content)
         g._m.trace = []
         return g
 
@@ -273,7 +276,8 @@ class PlaySession:
 
     def _load(self, path: Path) -> bool:
         try:
-            rec = records.load(path.expanduser())
+            rec, content = records.load_played(path.expanduser())
+            self.content = content
             self._rebuild(rec.actions, rec.seed)
         except (records.RecordError, ValueError) as exc:
             self.console.print(f"[red]{escape(str(exc))}[/]")
@@ -307,7 +311,7 @@ class PlaySession:
 
     def save(self, path: Path | None = None) -> None:
         """Save the record to `path` (default: the session's save path); OSError if not."""
-        records.save(self.record(), path or self.save_path)
+        records.save(self.record(), path or self.save_path, self.content)
 
     def _final_save(self) -> Path:
         """Save before leaving: to the save path, else to a rescue file; return where."""

@@ -29,6 +29,7 @@ from experiments.arena import (
     STAMPS,
     check_settings,
     jobs_for,
+    keep_content,
     play_into,
     ratings,
     resume,
@@ -128,9 +129,10 @@ __all__ = ["BEGIN", "END", "STAMPS", "command_line", "markdown", "pairwise", "ra
 
 def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0: int = 0,
                 backend: str = "process", ray_address: str | None = None,
-                readme: Path | None = None, progress: bool = True, force: bool = False
-                ) -> dict[str, Any]:
-    """Play (or complete) the round robin into `out`, rate it, write the tables."""
+                readme: Path | None = None, progress: bool = True, force: bool = False,
+                content: str = "shipped") -> dict[str, Any]:
+    """Play (or complete) the round robin on `content` into `out`, rate it, write the
+    tables."""
     from importlib.metadata import version
 
     check_settings(specs, games, workers, backend, seed0)
@@ -141,8 +143,9 @@ def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0
         raise ValueError(f"{readme}: no such README file")
     ensure_output_dir(out)
     with folder_lock(out):
-        jobs = jobs_for(specs, games, seed0)
-        known = resume(out, jobs, specs, force)
+        content = keep_content(content, out)
+        jobs = jobs_for(specs, games, seed0, content)
+        known = resume(out, jobs, specs, force, content)
         reused = len(known)
         t0 = time.perf_counter()
         records = play_into(out, jobs, known, workers, progress, backend, ray_address)
@@ -156,7 +159,7 @@ def round_robin(specs: list[str], games: int, out: Path, workers: int = 2, seed0
                   "config": {"agents": specs, "games_per_pairing": games, "seed0": seed0,
                              "played": len(jobs) - reused, "reused": reused,
                              "seconds": seconds,  # wall time of the runs that played them
-                             "backend": backend,
+                             "backend": backend, "content": content,
                              "openskill": version("openskill"),
                              "command": command_line(specs, games, seed0)}}
         summary["ratings"] = {r["agent"]: {k: r[k] for k in ("mu", "sigma", "ordinal")}

@@ -3,8 +3,14 @@
 :func:`load` is the one reader of record files (``evenstar play``'s ``load``,
 ``evenstar replay`` and ``evenstar render``): it refuses, with one clear
 :class:`RecordError`, a file that is not UTF-8 JSON, not a JSON object, nested
-too deeply, recorded with other game content, or whose actions are not legal
+too deeply, whose content cannot be found, or whose actions are not legal
 in order (or go on after the end).
+
+A record carries its content: ``content_id`` names a snapshot of every content file as
+played, kept once beside the records (``content/<content_id>.json``,
+:mod:`evenstar_env.content.source`), so a record replays after any later edit of the
+data, an overlay or a variant.  A record from before snapshots (no ``content_id``) is
+replayed on the shipped content when its layout fingerprint matches, or on ``content``.
 """
 
 from __future__ import annotations
@@ -16,7 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from evenstar_env import Game
-from evenstar_env.content import fingerprint, load_content
+from evenstar_env.content import (
+    Content,
+    ContentError,
+    ContentSpec,
+    as_content,
+    content_id,
+    fingerprint,
+    load_content,
+    load_snapshot,
+)
+from evenstar_env.content.source import snapshot_path, write_snapshot
 from evenstar_env.safe_io import read_bounded
 from experiments.files import write_text_atomic
 from experiments.selfplay import GameRecord
@@ -29,14 +45,23 @@ class RecordError(ValueError):
     """A record file that cannot be read or replayed."""
 
 
-def to_json(rec: GameRecord) -> dict[str, Any]:
-    return {"format": FORMAT, "content": fingerprint(load_content()), **asdict(rec)}
+def to_json(rec: GameRecord, content: ContentSpec = None) -> dict[str, Any]:
+    c = as_content(content)
+    return {"format": FORMAT, "content": fingerprint(c), **asdict(rec),
+            "content_id": content_id(c)}
 
 
-def save(rec: GameRecord, path: Path) -> None:
-    """Write a record atomically (an old file at `path` survives a failed save); OSError
-    says why a save failed."""
-    write_text_atomic(Path(path), json.dumps(to_json(rec), indent=1))
+def keep_content(content: ContentSpec, folder: Path) -> str:
+    """Keep the snapshot of `content` in ``folder/content/`` (once); its id."""
+    return write_snapshot(as_content(content).files, Path(folder))
+
+
+def save(rec: GameRecord, path: Path, content: ContentSpec = None) -> None:
+    """Write a record atomically (an old file at `path` survives a failed save), with the
+    snapshot of its `content` beside it; OSError says why a save failed."""
+    path = Path(path)
+    keep_content(content, path.parent)
+    write_text_atomic(path, json.dumps(to_json(rec, content), indent=1))
 
 
 def _read_json(path: Path) -> Any:
@@ -65,6 +90,12 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
+def _content_id(value: Any) -> str | None:
+    if value is not None and not (isinstance(value, str) and value.isalnum()):
+        raise TypeError("content_id must be a content snapshot id (letters and digits)")
+    return value
+
+
 def parse(data: Any) -> GameRecord:
     """A record from its JSON form, every field checked (:class:`RecordError` naming the
     first bad one); its actions are not replayed (see :func:`final_game`)."""
@@ -81,57 +112,115 @@ def parse(data: Any) -> GameRecord:
         return GameRecord(seed=_int(data["seed"], "seed"), agents=dict(data.get("agents", {})),
                           actions=[_int(a, f"action {i}") for i, a in enumerate(actions)],
                           winner=data.get("winner"), reason=str(data.get("reason", "")),
-                          turn=_int(data.get("turn", 0), "turn"), vp=dict(data.get("vp", {})))
+                          turn=_int(data.get("turn", 0), "turn"), vp=dict(data.get("vp", {})),
+                          content_id=_content_id(data.get("content_id")))
     except KeyError as exc:
         raise RecordError(f"not a game record: no field {exc}") from None
     except TypeError as exc:
         raise RecordError(f"not a game record: {exc}") from None
 
 
-def load(path: Path) -> GameRecord:
-    """Read a record (a .json file, or the first line of a .jsonl arena file) and check
-    that every action replays legally on this engine."""
-    return from_data(_read_json(path), path)
+def content_of(path: Path, data: Any, content: ContentSpec = None) -> Content:
+    """The content a record was played with: `content` if given, else its snapshot beside
+    it, else (an old record) the shipped content if the layout matches."""
+    path = Path(path)
+    data = data if isinstance(data, dict) else {}
+    try:
+        if content is not None:
+            return as_content(content)
+        cid = data.get("content_id")
+        if isinstance(cid, str) and cid.isalnum():
+            return _check_layout(path, data, _snapshot(path, cid))
+    except ContentError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    shipped = load_content()
+    played = data.get("content", fingerprint(shipped))
+    if played != fingerprint(shipped) or data.get("variant") not in (None, "baseline"):
+        what = (f"variant {data['variant']!r}" if data.get("variant") not in (None, "baseline")
+                else f"other game content ({played!r}, the shipped content is "
+                     f"{fingerprint(shipped)})")
+        raise RecordError(f"{path}: recorded with {what} before records kept their content: "
+                          "pass --content with the folder it was played with")
+    return shipped
 
 
-def from_data(data: Any, path: Path | str = "record") -> GameRecord:
-    """A record from its parsed JSON (`path` names it in errors), checked as `load` does."""
-    ours = fingerprint(load_content())
-    if isinstance(data, dict) and data.get("content", ours) != ours:
-        raise RecordError(f"{path}: recorded with other game content ({data['content']!r}, "
-                          f"this is {ours})")
+def _snapshot(path: Path, cid: str) -> Content:
+    """The content `cid` names: its snapshot beside the record, else the shipped content
+    when that is the same (a record copied away from its folder)."""
+    snap = snapshot_path(path.parent, cid)
+    if snap.is_file():
+        return load_snapshot(snap.resolve())
+    if content_id(load_content()) == cid:
+        return load_content()
+    raise RecordError(f"{path}: its content snapshot {snap} is missing: pass --content with "
+                      "the folder it was played with")
+
+
+def _check_layout(path: Path, data: dict, c: Content) -> Content:
+    played = data.get("content", fingerprint(c))
+    if played != fingerprint(c):
+        raise RecordError(f"{path}: recorded with other game content ({played!r}, its "
+                          f"snapshot is {fingerprint(c)}): a damaged record")
+    return c
+
+
+def played_from_data(data: Any, path: Path | str = "record", content: ContentSpec = None
+                     ) -> tuple[GameRecord, Content]:
+    """A record from its parsed JSON (`path` names it in errors and is where its content
+    snapshot is looked for) and the content it was played with; every action is checked
+    to replay legally."""
+    c = content_of(Path(path), data, content)
     try:
         rec = parse(data)
-        final_game(rec)
+        final_game(rec, content=c)
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
-    return rec
+    return rec, c
 
 
-def _start(rec: GameRecord, log: bool) -> Game:
+def load_played(path: Path, content: ContentSpec = None) -> tuple[GameRecord, Content]:
+    """Read a record (a .json file, or the first line of a .jsonl arena or balance file)
+    and the content it was played with, and check that every action replays legally."""
+    return played_from_data(_read_json(path), path, content)
+
+
+def load(path: Path, content: ContentSpec = None) -> GameRecord:
+    """The record of :func:`load_played`, without its content."""
+    return load_played(path, content)[0]
+
+
+def from_data(data: Any, path: Path | str = "record", content: ContentSpec = None
+              ) -> GameRecord:
+    """The record of :func:`played_from_data`, without its content."""
+    return played_from_data(data, path, content)[0]
+
+
+def _start(rec: GameRecord, log: bool, content: ContentSpec = None) -> Game:
     try:
-        return Game(rec.seed, log=log)
+        return Game(rec.seed, log=log, content=content)
     except (TypeError, ValueError, OverflowError) as exc:
         raise RecordError(f"seed {rec.seed} cannot start a game: {exc}") from None
 
 
-def replay(rec: GameRecord, log: bool = False) -> Iterator[tuple[Game, int]]:
-    """Yield (game before the action, action) for every recorded action."""
-    g = _start(rec, log)
+def replay(rec: GameRecord, log: bool = False, content: ContentSpec = None
+           ) -> Iterator[tuple[Game, int]]:
+    """Yield (game before the action, action) for every recorded action, on `content`
+    (default: the shipped content)."""
+    g = _start(rec, log, content)
     for i, a in enumerate(rec.actions):
         if g.is_over:
             raise RecordError(f"action {i} ({a}) comes after the end of the game "
                               f"({g.result.reason})")
         if a not in g.legal_actions():
             raise RecordError(f"action {i} ({a}) is not legal in the replay: the record does "
-                              f"not match this engine")
+                              f"not match this engine and content ({g.content.source})")
         yield g, a
         g.step(a)
 
 
-def final_game(rec: GameRecord, log: bool = False) -> Game:
+def final_game(rec: GameRecord, log: bool = False, content: ContentSpec = None) -> Game:
     """The game after every recorded action."""
-    g = _start(rec, log)
-    for g, _ in replay(rec, log):  # noqa: B007  (the generator steps the same game)
+    g = _start(rec, log, content)
+    for g, _ in replay(rec, log, content):  # noqa: B007  (the generator steps the same game)
         pass
     return g

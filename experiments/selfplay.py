@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from agents import Agent
 from evenstar_env import Game
+from evenstar_env.content import ContentSpec, as_content, content_id
 
 
 @dataclass
@@ -20,12 +21,19 @@ class GameRecord:
     reason: str = ""
     turn: int = 0
     vp: dict[str, int] = field(default_factory=dict)
+    # The content it was played with: its snapshot is content/<content_id>.json beside
+    # the record (None: a record from before snapshots, played on the shipped content).
+    content_id: str | None = None
 
 
-def play_game(seed: int, agents: Mapping[str, Agent], max_decisions: int = 50_000) -> GameRecord:
-    """One game from `seed`; `agents` maps "usa" and "china" to agents."""
-    g = Game(seed)
-    rec = GameRecord(seed, {side: a.name for side, a in agents.items()})
+def play_game(seed: int, agents: Mapping[str, Agent], max_decisions: int = 50_000,
+              content: ContentSpec = None) -> GameRecord:
+    """One game from `seed` on `content` (default: the shipped one); `agents` maps "usa"
+    and "china" to agents."""
+    c = as_content(content)
+    g = Game(seed, content=c)
+    rec = GameRecord(seed, {side: a.name for side, a in agents.items()},
+                     content_id=content_id(c))
     while not g.is_over:
         a = agents[g.current_player].act(None, g.action_mask(), g)
         g.step(a)

@@ -39,11 +39,11 @@ def run_dir(runs: Path, spec: str) -> Path:
 
 
 def selfplay(spec: str, games: int, seed0: int = 0, workers: int = 2, runs: Path = RUNS,
-             progress: bool = True) -> list[dict]:
-    """`spec` against itself on seeds seed0.. under the shipped rules (played or resumed);
-    the game records of those seeds, in seed order."""
+             progress: bool = True, content: str | None = None) -> list[dict]:
+    """`spec` against itself on seeds seed0.. under the shipped rules, or on the `content`
+    folder or overlay (played or resumed); the game records of those seeds, in seed order."""
     out = run_dir(runs, spec)
-    run_study(Study([Variant(name="baseline")], usa=spec, china=spec, games=games,
+    run_study(Study([Variant(name="baseline", content=content)], usa=spec, china=spec, games=games,
                     seed0=seed0, workers=workers), out, progress=progress)
     want = range(seed0, seed0 + games)
     recs = {r["seed"]: r for r in read_games(out / "games.jsonl")
@@ -99,7 +99,7 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: list[dict], path: Path = PLOT) -> None:
+def plot(rows: list[dict], path: Path = PLOT, title: str | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -115,7 +115,7 @@ def plot(rows: list[dict], path: Path = PLOT) -> None:
     ax.set_xticks(list(x), [f"{r['spec']}\n(n={r['games']})" for r in rows], fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_ylabel("US win rate (95% Wilson interval)")
-    ax.set_title("Side balance of the shipped rules by skill level (self-play)")
+    ax.set_title(title or "Side balance of the shipped rules by skill level (self-play)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -132,12 +132,30 @@ def write_doc(rows: list[dict], doc: Path = DOC) -> None:
     write_text_atomic(doc, f"{head}{BEGIN}\n{table(rows)}\n{END}{tail}")
 
 
+def outputs(out: Path | None) -> tuple[Path, Path, Path]:
+    """Where a run writes its rows, table and plot: the docs (`out` None) or a folder
+    (``skill_curve.json``, ``skill_curve.md`` and ``skill_curve.png`` in `out`)."""
+    if out is None:
+        return DATA, DOC, PLOT
+    return out / "skill_curve.json", out / "skill_curve.md", out / "skill_curve.png"
+
+
 def run(specs: list[str], games: int, seed0: int = 0, workers: int = 2, runs: Path = RUNS,
-        data: Path = DATA, doc: Path = DOC, png: Path = PLOT) -> list[dict]:
-    """Play (or resume) each spec's self-play games; store its row; redraw table and plot."""
+        data: Path = DATA, doc: Path = DOC, png: Path = PLOT, content: str | None = None
+        ) -> list[dict]:
+    """Play (or resume) each spec's self-play games (on `content`, default the shipped
+    one); store its row; redraw table and plot.  The table goes between the markers of
+    `doc` (docs/balance.md) if it has them, else `doc` is written whole (``--out``)."""
     rows: list[dict] = []
     for spec in specs:
-        rows = store(row(spec, selfplay(spec, games, seed0, workers, runs)), data)
-    write_doc(rows, doc)
-    plot(rows, png)
+        rows = store(row(spec, selfplay(spec, games, seed0, workers, runs, content=content)),
+                     data)
+    if doc == DOC or (doc.is_file() and BEGIN in doc.read_text(encoding="utf-8")):
+        write_doc(rows, doc)  # the table between the markers
+    else:
+        doc.parent.mkdir(parents=True, exist_ok=True)
+        title = "Skill curve" + (f" on {content}" if content else " of the shipped rules")
+        write_text_atomic(doc, f"# {title}\n\n{table(rows)}\n")
+    plot(rows, png, title=None if content is None else f"Side balance on {content} by "
+                                                          "skill level (self-play)")
     return rows

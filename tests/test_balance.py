@@ -174,9 +174,14 @@ def test_card_statistics_use_the_owner_side() -> None:
                                           ("yugoslav_war", "event", "china")]},
             {"winner": "usa", "cards": [("gulf_war", "event", "usa")]}]
     stats = balance.card_stats(recs)
-    assert stats["gulf_war"]["ops"] == {"games": 1, "owner_win_rate": 0.0}
-    assert stats["gulf_war"]["event"] == {"games": 1, "owner_win_rate": 1.0}
-    assert stats["yugoslav_war"]["event"] == {"games": 1, "owner_win_rate": 1.0}
+    rate = {cid: {u: (v["games"], v["owner_win_rate"]) for u, v in by.items()
+                  if isinstance(v, dict)} for cid, by in stats.items()}
+    assert rate["gulf_war"] == {"ops": (1, 0.0), "event": (1, 1.0)}
+    assert rate["yugoslav_war"] == {"event": (1, 1.0)}
+    # names for the plots and the card table, and a Wilson interval per usage
+    assert stats["gulf_war"]["name"] == "Gulf War" and stats["gulf_war"]["side"] == "usa"
+    lo, hi = stats["gulf_war"]["event"]["ci95"]
+    assert 0.2 < lo < 1.0 == hi
 
 
 def test_us_minus_baseline_counts_draws_like_the_us_win_rate() -> None:

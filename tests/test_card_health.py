@@ -158,3 +158,22 @@ def test_ismcts_columns_are_labelled_with_their_game_count() -> None:
     assert "**ISMCTS self-play: 6 games only** (`ismcts:10` vs itself, seeds 0–5)" in text
     assert "| ISMCTS playable | ISMCTS events (no change) |" in text
     assert _rows(text)[c.cards[0].name].split(" | ")[7:9] == ["75%", "2 (50%)"]
+
+
+def test_report_names_its_data_and_flags_events_almost_never_chosen(tmp_path: Path) -> None:
+    """Issue 34: the header names the results file it was made from (not always the default
+    one) and the content; an event playable at every hold but almost never chosen (Darfur
+    Crisis: 1,549 playable holds, 10 events) is flagged `unchosen`."""
+    c = load_content()
+    a, b = c.cards[0].id, c.cards[1].id
+    stats = {"held": {a: 1549, b: 1549}, "playable": {a: 1549, b: 1549},
+             "fired": {a: 10, b: 100}, "changed": {a: 10, b: 100}}
+    data = tmp_path / "elsewhere.json"
+    text = card_health.report(c, _results(c, stats), data)
+    assert f"from `{data.resolve()}`" in text.splitlines()[2]
+    rows = _rows(text)
+    assert rows[c.cards[0].name].endswith(" unchosen |")  # 10 of 1,549: under 1%
+    assert not rows[c.cards[1].name].endswith(" unchosen |")  # 100 of 1,549
+    mine = load_content(Path(__file__).resolve().parent.parent / "docs/examples/my_deck")
+    assert f"on the content `{mine.source}`" in card_health.report(
+        mine, _results(mine, stats), data).splitlines()[2]

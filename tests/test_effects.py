@@ -82,7 +82,7 @@ persistent = { each_turn = [
   { op = "add_influence", kind = "own", points = 1, where = { countries = ["Mongolia"] } },
 ] }
 text = "While in play, the player who played it adds 1 own influence in Mongolia each turn."
-text_zh = "测试"
+text_zh = "此牌在场期间，打出者每回合在蒙古增加 1 点本方影响力。"
 note = "A test card."
 effects = [{ op = "reserves", side = "self", amount = 1 }]
 '''

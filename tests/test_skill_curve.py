@@ -61,3 +61,25 @@ def test_balance_doc_shows_the_stored_skill_curve() -> None:
     assert sc.table(rows) in sc.DOC.read_text(encoding="utf-8"), (
         "docs/balance.md's skill-curve table is not docs/data/skill_curve.json: rerun "
         "python -m experiments.cli skill-curve")
+
+
+def test_out_folder_and_content_keep_the_docs_untouched(tmp_path) -> None:
+    """`skill-curve --out DIR` writes its rows, table and plot there (issue 34); a curve of
+    other content needs --out."""
+    from typer.testing import CliRunner
+
+    from experiments import skill_curve as sc
+    from experiments.cli import app
+
+    before = sc.DATA.read_bytes(), sc.DOC.read_bytes()
+    out = tmp_path / "curve"
+    result = CliRunner().invoke(app, ["skill-curve", "random", "--games", "2", "--workers",
+                                      "1", "--runs", str(tmp_path / "runs"), "--out",
+                                      str(out)])
+    assert result.exit_code == 0, result.output
+    assert (sc.DATA.read_bytes(), sc.DOC.read_bytes()) == before
+    assert "`random` | 2 (0–1)" in (out / "skill_curve.md").read_text(encoding="utf-8")
+    assert (out / "skill_curve.png").stat().st_size > 0
+    assert [r["spec"] for r in sc.load_rows(out / "skill_curve.json")] == ["random"]
+    refused = CliRunner().invoke(app, ["skill-curve", "random", "--content", "shipped"])
+    assert refused.exit_code == 2 and "--out" in refused.output

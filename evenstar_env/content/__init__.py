@@ -1,7 +1,17 @@
 """Game content: the map, tracks, rule parameters and cards, loaded from data files."""
 
-from .compiled import Content, fingerprint, load_content, load_variant, play_fingerprint
+from .compiled import (
+    Content,
+    ContentSpec,
+    as_content,
+    content_id,
+    fingerprint,
+    load_content,
+    load_snapshot,
+    load_variant,
+    play_fingerprint,
+)
 from .loader import DATA_DIR, ContentError
 
-__all__ = ["Content", "ContentError", "DATA_DIR", "fingerprint", "load_content", "play_fingerprint",
-           "load_variant"]
+__all__ = ["Content", "ContentError", "ContentSpec", "DATA_DIR", "as_content", "content_id",
+           "fingerprint", "load_content", "load_snapshot", "load_variant", "play_fingerprint"]

@@ -34,8 +34,10 @@ def diplomacy_threat(card: Card) -> int:
 class Content:
     """Everything the engine needs to know about the map, tracks and cards."""
 
-    def __init__(self, raw: RawContent) -> None:
+    def __init__(self, raw: RawContent, source: str = "shipped") -> None:
         self.raw = raw
+        self.source = source  # "shipped", a folder, or "snapshot <id>": where it came from
+        self.files = raw.files  # the raw tables as played (what a record's snapshot keeps)
         m = raw.map
         self.countries = list(m.countries)
         self.n = n = len(self.countries)
@@ -224,18 +226,65 @@ def play_fingerprint(content: Content) -> str:
     return hashlib.sha256("\n".join(blobs).encode()).hexdigest()[:16]
 
 
-@lru_cache(maxsize=4)
-def load_content(data_dir: Path = DATA_DIR) -> Content:
-    """Load, validate and compile the content in `data_dir` (cached)."""
-    return Content(RawContent(Path(data_dir)))
+def _source_of(folder: Path) -> str:
+    return "shipped" if folder == DATA_DIR.resolve() else str(folder)
+
+
+@lru_cache(maxsize=8)
+def _load_folder(folder: Path) -> Content:
+    return Content(RawContent(folder), _source_of(folder))
+
+
+def load_content(data_dir: Path | str = DATA_DIR) -> Content:
+    """Load, validate and compile a content folder or overlay (cached by its path);
+    ``"shipped"`` is the shipped edition."""
+    from .source import folder_of
+
+    return _load_folder(folder_of(data_dir))
+
+
+ContentSpec = Content | Path | str | None  # what `Game(content=...)` and the envs take
+
+
+def as_content(content: ContentSpec) -> Content:
+    """A Content from itself, a content folder or overlay path, or None (the shipped one)."""
+    if content is None:
+        return load_content()
+    if isinstance(content, Content):
+        return content
+    if isinstance(content, (str, Path)):
+        return load_content(content)
+    raise TypeError(f"content must be a Content, a folder path or None, not "
+                    f"{type(content).__name__}")
+
+
+def content_id(content: Content) -> str:
+    """The id of a content's snapshot (a hash of every file, texts included)."""
+    from .source import content_id as files_id
+
+    cid = getattr(content, "_content_id", None)
+    if cid is None:
+        cid = content._content_id = files_id(content.files)
+    return cid
+
+
+@lru_cache(maxsize=16)
+def load_snapshot(path: Path) -> Content:
+    """The content kept in a snapshot file (``content/<id>.json`` beside records)."""
+    from .source import read_snapshot
+
+    return Content(RawContent(path.parent, files=read_snapshot(path)), f"snapshot {path.stem}")
 
 
 @lru_cache(maxsize=32)
 def _variant_content(spec: str, data_dir: Path) -> Content:
-    return Content(RawContent(data_dir, Variant.model_validate_json(spec)))
+    v = Variant.model_validate_json(spec)
+    folder = data_dir if v.content is None else Path(v.content)
+    return Content(RawContent(folder, v), f"{_source_of(folder)} + variant {v.name!r}")
 
 
 def load_variant(variant: Variant | dict, data_dir: Path = DATA_DIR) -> Content:
-    """The content with a rule variant's overrides applied (cached by the variant's value)."""
+    """The content with a rule variant's overrides applied (cached by the variant's value);
+    a variant naming `content` starts from that folder or overlay instead of `data_dir`."""
     v = variant if isinstance(variant, Variant) else _validate(variant, Variant, "variant")
     return _variant_content(v.model_dump_json(), Path(data_dir))

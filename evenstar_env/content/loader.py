@@ -68,6 +68,14 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise ContentError(f"{path.name}: not valid TOML: {exc}") from None
 
 
+def _field_names() -> set[str]:
+    """Every field name of the content models (for "did you mean" on an unknown field)."""
+    from . import schema
+
+    return {f for m in vars(schema).values()
+            if isinstance(m, type) and issubclass(m, BaseModel) for f in m.model_fields}
+
+
 def _validate(raw: dict[str, Any], model: type[BaseModel], fname: str) -> Any:
     try:
         return model.model_validate(raw)
@@ -76,15 +84,16 @@ def _validate(raw: dict[str, Any], model: type[BaseModel], fname: str) -> Any:
         for err in exc.errors()[:5]:
             entry, field = _entry_label(raw, tuple(err["loc"]))
             field_s = ".".join(str(p) for p in field) or "<entry>"
-            lines.append(f"{fname}: {entry}: field '{field_s}': {err['msg']}")
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden" and field:
+                from .source import did_you_mean
+
+                msg += did_you_mean(field[-1], _field_names())
+            lines.append(f"{fname}: {entry}: field '{field_s}': {msg}")
         more = len(exc.errors()) - 5
         if more > 0:
             lines.append(f"... and {more} more errors")
         raise ContentError("\n".join(lines)) from None
-
-
-def _read(path: Path, model: type[BaseModel]) -> Any:
-    return _validate(_load_toml(path), model, path.name)
 
 
 def walk(obj: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -104,18 +113,28 @@ def walk(obj: Any, path: str) -> Iterator[tuple[str, Any]]:
 class RawContent:
     """The validated files, before compilation into arrays."""
 
-    def __init__(self, data_dir: Path = DATA_DIR, variant: Variant | None = None) -> None:
-        self.data_dir = data_dir = Path(data_dir)
-        if not data_dir.is_dir():
-            what = "a file" if data_dir.exists() else "nothing"
-            raise ContentError(f"{data_dir}: {what} where the content folder is expected")
+    def __init__(self, data_dir: Path | str = DATA_DIR, variant: Variant | None = None,
+                 files: dict[str, dict] | None = None) -> None:
+        """Read `data_dir` (a content folder or an overlay, source.py), or take the raw
+        `files` (file name -> TOML table, e.g. from a record's snapshot); then apply
+        `variant` and validate.  ``self.files`` is the raw content as played."""
+        import copy
+
+        from .source import card_key, read_folder
+
+        self.data_dir = Path(data_dir)
+        files = copy.deepcopy(read_folder(data_dir) if files is None else files)
         self.variant = variant
-        raw = {name: _load_toml(data_dir / name) for name in
-               ("map.toml", "setup.toml", "tracks.toml", "rules.toml")}
-        card_names = [p.name for p in sorted(data_dir.glob("cards_*.toml"))] + ["scoring.toml"]
-        cards = {name: _load_toml(data_dir / name) for name in card_names}
+        for name in ("map.toml", "setup.toml", "tracks.toml", "rules.toml"):
+            if name not in files:
+                raise ContentError(f"{name}: file not found in {self.data_dir}")
+        card_names = sorted(n for n in files if card_key(n) == "cards" and n != "scoring.toml")
+        card_names += ["scoring.toml"] if "scoring.toml" in files else []
+        cards = {name: files[name] for name in card_names}
         if variant is not None:
-            apply_variant(variant, raw, cards)
+            apply_variant(variant, files, cards)
+        self.files = files
+        raw = files
         label = "" if variant is None else f" (variant {variant.name!r})"
         self.map: MapFile = _validate(raw["map.toml"], MapFile, "map.toml" + label)
         self.setup: SetupFile = _validate(raw["setup.toml"], SetupFile, "setup.toml" + label)
@@ -123,15 +142,23 @@ class RawContent:
         self.rules: RulesFile = _validate(raw["rules.toml"], RulesFile, "rules.toml" + label)
         self.card_files = [(name, _validate(data, CardFile, name + label))
                            for name, data in cards.items()]
-        self.history_files = [
-            (p.name, _read(p, HistoryFile)) for p in sorted(data_dir.glob("history_*.toml"))
-        ]
+        self.history_files = [(name, _validate(files[name], HistoryFile, name))
+                              for name in sorted(n for n in files if card_key(n) == "history")]
         self._label = label
         self._check()
         self._check_playable()
-        # Presentation only (kept out of both fingerprints), checked last: a broken map is
-        # reported as such before the layout complains about it.
-        self.layout: LayoutFile = _read(data_dir / LAYOUT_FILE, LayoutFile)
+        from .text_check import content_mismatches
+
+        wrong = content_mismatches(self)
+        if wrong:  # a player would be shown a wrong event
+            more = f"\n... and {len(wrong) - 5} more" if len(wrong) > 5 else ""
+            raise ContentError("\n".join(w + label for w in wrong[:5]) + more)
+        # Presentation only (kept out of both fingerprints and the content id), checked
+        # last: a broken map is reported as such before the layout complains about it.  A
+        # folder without its own layout (an overlay, a snapshot) is drawn with the shipped one.
+        own = self.data_dir / LAYOUT_FILE
+        layout = own if own.is_file() else DATA_DIR / LAYOUT_FILE
+        self.layout: LayoutFile = _validate(_load_toml(layout), LayoutFile, layout.name)
         check_layout(self.layout, self)
 
     # ------------------------------------------------------------ checks
@@ -146,16 +173,18 @@ class RawContent:
         for i, c in enumerate(m.countries):
             where = f"map.toml: countries[{i}] ({c.name!r})"
             if c.region not in regions:
-                raise ContentError(f"{where}: field 'region': unknown region {c.region!r}")
+                raise ContentError(f"{where}: field 'region': "
+                                   f"{_unknown('region', c.region, regions)}")
             for s in c.subregions:
                 if s not in subregions:
-                    raise ContentError(f"{where}: field 'subregions': unknown sub-region {s!r}")
+                    raise ContentError(f"{where}: field 'subregions': "
+                                       f"{_unknown('sub-region', s, subregions)}")
         nodes = self.country_names | set(SUPERPOWERS)
         seen = set()
         for i, (a, b) in enumerate(m.links):
             for n in (a, b):
                 if n not in nodes:
-                    raise ContentError(f"map.toml: links[{i}]: unknown country {n!r}")
+                    raise ContentError(f"map.toml: links[{i}]: {_unknown('country', n, nodes)}")
             key = frozenset((a, b))
             if a == b or key in seen:
                 raise ContentError(f"map.toml: links[{i}]: self or duplicate link {a!r}-{b!r}")
@@ -163,7 +192,8 @@ class RawContent:
         for kind in ("usa", "china", "anti_us"):
             for name, pts in getattr(self.setup, kind).items():
                 if name not in self.country_names:
-                    raise ContentError(f"setup.toml: [{kind}]: unknown country {name!r}")
+                    raise ContentError(f"setup.toml: [{kind}]: "
+                                       f"{_unknown('country', name, self.country_names)}")
                 if pts < 0:
                     raise ContentError(f"setup.toml: [{kind}] {name!r}: negative influence")
         for side in ("usa", "china"):
@@ -173,14 +203,15 @@ class RawContent:
             if reg not in regions:
                 raise ContentError(f"rules.toml: field 'spare_scoring': unknown region {reg!r}")
 
-        card_ids: list[str] = []
-        card_names: list[str] = []
-        for _, cf in self.card_files:
-            card_ids += [c.id for c in cf.cards]
-            card_names += [c.name for c in cf.cards]
+        ids = [(c.id, f"{fname}: cards[{i}]") for fname, cf in self.card_files
+               for i, c in enumerate(cf.cards)]
+        ids += [(h.id, f"{fname}: history[{i}]") for fname, hf in self.history_files
+                for i, h in enumerate(hf.history)]
+        _unique_at(ids, "id")
+        _unique_at([(c.name, f"{fname}: cards[{i}]") for fname, cf in self.card_files
+                    for i, c in enumerate(cf.cards)], "name")
+        card_ids = [c.id for _, cf in self.card_files for c in cf.cards]
         hist_ids = [h.id for _, hf in self.history_files for h in hf.history]
-        _unique(card_ids + hist_ids, "cards", "cards", "id")
-        _unique(card_names, "cards", "cards", "name")
         self.card_ids, self.hist_ids = set(card_ids), set(hist_ids)
         for special in ("turn1", "putin"):
             if not any(h.special == special for _, hf in self.history_files for h in hf.history):
@@ -290,6 +321,23 @@ def _unique(values: list[str], fname: str, entry: str, field: str) -> None:
         seen.add(v)
 
 
+def _unique_at(values: list[tuple[str, str]], field: str) -> None:
+    """Refuse a repeated value, naming the file and entry of both (``cards_mid.toml:
+    cards[3]: field 'id': duplicate value 'x' (first in cards_early.toml: cards[5])``)."""
+    first: dict[str, str] = {}
+    for v, where in values:
+        if v in first:
+            raise ContentError(f"{where} ({v!r}): field '{field}': duplicate value {v!r} "
+                               f"(first in {first[v]})")
+        first[v] = where
+
+
+def _unknown(what: str, name: str, known: Any) -> str:
+    from .source import did_you_mean
+
+    return f"unknown {what} {name!r}{did_you_mean(name, known)}"
+
+
 def _check_node(where: str, node: Any, countries: set[str], places: set[str],
                 cards: set[str], hist: set[str]) -> None:
     def bad(field: str, msg: str) -> ContentError:
@@ -299,34 +347,34 @@ def _check_node(where: str, node: Any, countries: set[str], places: set[str],
     if isinstance(node, Selector):
         for n in node.countries or []:
             if n not in countries:
-                raise bad("countries", f"unknown country {n!r}")
+                raise bad("countries", _unknown("country", n, countries))
         for r in node.regions or []:
             if r not in places:
-                raise bad("regions", f"unknown region {r!r}")
+                raise bad("regions", _unknown("region", r, places))
         for n in node.adjacent_to or []:
             if n not in countries and n not in SUPERPOWERS:
-                raise bad("adjacent_to", f"unknown country {n!r}")
+                raise bad("adjacent_to", _unknown("country", n, countries))
     elif isinstance(node, Condition):
         for field in ("in_play", "not_in_play", "event_played", "event_not_played"):
             v = getattr(node, field)
             if v is not None and v not in cards:
-                raise bad(field, f"unknown card id {v!r}")
+                raise bad(field, _unknown("card id", v, cards))
         if node.controls is not None and node.controls not in countries:
-            raise bad("controls", f"unknown country {node.controls!r}")
+            raise bad("controls", _unknown("country", node.controls, countries))
     op = getattr(node, "op", None)
     if op == "cancel" and node.card not in cards:
-        raise bad("card", f"unknown card id {node.card!r}")
+        raise bad("card", _unknown("card id", node.card, cards))
     if op == "history_event" and node.card not in hist:
-        raise bad("card", f"unknown history card id {node.card!r}")
+        raise bad("card", _unknown("history card id", node.card, hist))
     if op == "war" and node.target not in countries:
-        raise bad("target", f"unknown country {node.target!r}")
+        raise bad("target", _unknown("country", node.target, countries))
     if op == "score" and node.region not in places:
-        raise bad("region", f"unknown region {node.region!r}")
+        raise bad("region", _unknown("region", node.region, places))
     if isinstance(node, Persistent):
         for field in ("prevents", "cancelled_by"):
             for v in getattr(node, field):
                 if v not in cards:
-                    raise bad(field, f"unknown card id {v!r}")
+                    raise bad(field, _unknown("card id", v, cards))
 
 
 # ---------------------------------------------------------------- rule variants
@@ -351,14 +399,14 @@ def apply_variant(v: Variant, raw: dict[str, dict], cards: dict[str, dict]) -> N
         side = raw["setup.toml"].setdefault(v.bid.side, {})
         for name, pts in v.bid.countries.items():
             if name not in countries:
-                raise bad("bid.countries", f"unknown country {name!r}")
+                raise bad("bid.countries", _unknown("country", name, countries))
             side[name] = side.get(name, 0) + pts
     by_id = {c.get("id"): c for data in cards.values() for c in data.get("cards", [])}
     for field, ids in (("card_ops", v.card_ops), ("ban_events", v.ban_events),
                        ("remove_cards", v.remove_cards)):
         for cid in ids:
             if cid not in by_id:
-                raise bad(field, f"unknown card id {cid!r}")
+                raise bad(field, _unknown("card id", cid, by_id))
     for cid, ops in v.card_ops.items():
         by_id[cid]["ops"] = ops
     for cid in v.ban_events:
@@ -368,7 +416,7 @@ def apply_variant(v: Variant, raw: dict[str, dict], cards: dict[str, dict]) -> N
     regions = {r["name"]: r for r in raw["map.toml"].get("regions", [])}
     for name, values in v.region_values.items():
         if name not in regions:
-            raise bad("region_values", f"unknown region {name!r}")
+            raise bad("region_values", _unknown("region", name, regions))
         regions[name].update(zip(("presence", "domination", "control"), values, strict=True))
     tracks = raw["tracks.toml"]
     for field, track, key in (("hand_sizes", "social", "hand"),
@@ -391,6 +439,14 @@ def load_variants(path: Path) -> list[Variant]:
     path = Path(path)
     variants = _validate(_load_toml(path), VariantFile, path.name).variant
     _unique([v.name for v in variants], path.name, "variant", "name")
-    for v in variants:  # apply once to a copy of the data: unknown names fail here
-        RawContent(DATA_DIR, v)
-    return variants
+    from .compiled import load_variant
+
+    out = []
+    for v in variants:  # a content folder is relative to the variants file
+        if v.content is not None and v.content != "shipped":
+            v = v.model_copy(update={"content": str((path.parent / v.content).resolve())})
+        elif v.content == "shipped":
+            v = v.model_copy(update={"content": None})
+        load_variant(v)  # applied once: unknown names and bad folders fail here
+        out.append(v)
+    return out

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+from pydantic import Strict as StrictMode
+
+# TOML has no tuples: these accept an array (lax on the container only; items stay strict).
+Link = Annotated[tuple[StrictStr, StrictStr], StrictMode(False)]
+Span = Annotated[tuple[StrictInt, StrictInt, StrictInt], StrictMode(False)]
+# TOML keys are strings: `improve_success = { 2 = 3 }` has the key "2" (lax keys, strict values).
+OpsKeyed = dict[Annotated[int, StrictMode(False)], StrictInt]
 
 Side = Literal["usa", "china"]
 CardSide = Literal["usa", "china", "neutral"]
@@ -25,7 +32,9 @@ Chooser = Literal["executor", "opponent", "usa", "china"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """No unknown field, and no coercion: ``ops = "2"`` or ``battleground = 1`` is an error."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 # --------------------------------------------------------------------- map
@@ -60,7 +69,7 @@ class MapFile(Strict):
     subregions: list[Subregion]
     countries: list[Country]
     # Each link once, as a pair of names; "USA" and "China" are the superpowers.
-    links: list[tuple[str, str]]
+    links: list[Link]
 
 
 class SetupFile(Strict):
@@ -472,8 +481,8 @@ class RulesFile(Strict):
     economy_max: int = 11
     diplomacy_spend_price: int = 2
     russia_spend_price: int = 3
-    improve_success: dict[int, int]  # printed ops -> highest successful roll
-    improve_attempts: list[tuple[int, int, int]]  # (lo, hi, attempts) by economy level
+    improve_success: OpsKeyed  # printed ops -> highest successful roll
+    improve_attempts: list[Span]  # (lo, hi, attempts) by economy level
     modifier_costs: dict[str, int]
     era_turns: dict[Era, int]  # first turn of each era
     spare_scoring_turns: list[int]
@@ -500,10 +509,21 @@ class Variant(Strict):
     card_ops: dict[str, int] = {}  # card id -> printed ops
     ban_events: list[str] = []  # card ids whose events can never happen
     remove_cards: list[str] = []  # card ids out of the game from the start
-    region_values: dict[str, tuple[int, int, int]] = {}  # presence, domination, control
+    region_values: dict[str, Span] = {}  # presence, domination, control
     hand_sizes: dict[str, int] = {}  # social zone name -> hand size
     upgrade_prices: dict[str, int] = {}  # economy zone name -> upgrade price
     tech_prices: list[int] | None = None  # US tech box prices, in order
+    # A content folder or overlay (relative to the variants file) the variant starts from,
+    # instead of the shipped edition: "my deck vs the shipped deck" as a paired study.
+    content: str | None = None
+
+
+class OverlayManifest(Strict):
+    """``overlay.toml``: what an overlay folder changes (evenstar_env/content/source.py)."""
+
+    base: str = "shipped"  # "shipped" or a content folder, relative to the overlay
+    description: str = ""
+    remove: list[str] = []  # card ids taken out of the base
 
 
 class VariantFile(Strict):

@@ -9,7 +9,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..content import Content, load_content
+from ..content import ContentSpec, as_content
 from ..conventions import VP_SCALE, as_int_or_repr, check_options, draw_seed
 from ..engine.constants import SIDES
 from ..game import Game, IllegalActionError
@@ -43,7 +43,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
 
     def __init__(self, render_mode: str | None = None, reward: str = "win_loss",
                  illegal_action: str = "raise", vp_scale: float = VP_SCALE,
-                 max_decisions: int | None = None, content: Content | None = None) -> None:
+                 max_decisions: int | None = None, content: ContentSpec = None) -> None:
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
@@ -51,7 +51,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.render_mode = render_mode
         self.reward_mode, self.illegal_action, self.vp_scale = reward, illegal_action, vp_scale
         self.max_decisions = max_decisions
-        self.content = content or load_content()
+        self.content = as_content(content)
         self.encoder = ObservationEncoder(self.content)
         self.possible_agents = list(AGENTS)
         n_actions = Game(0, content=self.content).num_actions

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..content import Content, load_content
+from ..content import ContentSpec, as_content
 from ..game import IllegalActionError
 from . import core, tables_for
 
@@ -33,10 +33,10 @@ class NativeBatch:
     """N games stepped together in C++ (see the module docstring)."""
 
     def __init__(self, n: int, seed: int = 0, threads: int = 1,
-                 content: Content | None = None) -> None:
+                 content: ContentSpec = None) -> None:
         from ..vector import check_num_envs
 
-        self.content = content or load_content()
+        self.content = as_content(content)
         n = check_num_envs(n)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
                 or not 0 <= seed < 2**64 - 2**32:

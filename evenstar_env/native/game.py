@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..content import Content, load_content
+from ..content import Content, ContentSpec, as_content, load_content
 from ..engine.actions import ActionSpace
 from ..engine.constants import SIDES, VP_SOURCES
 from ..engine.machine import Machine
@@ -362,10 +362,10 @@ class NativeGame(Game):
 
     backend = "native"
 
-    def __init__(self, seed: int = 0, *, content: Content | None = None, log: bool = False,
+    def __init__(self, seed: int = 0, *, content: ContentSpec = None, log: bool = False,
                  events: bool = False, _state: State | None = None,
                  backend: str | None = None) -> None:
-        self.content = content or load_content()
+        self.content = as_content(content)
         engine = self._engine = core().Engine(tables_for(self.content))
         self._m = _machine(self.content, engine)
         if log or events:
