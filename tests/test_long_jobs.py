@@ -304,12 +304,18 @@ def test_two_balance_processes_on_one_folder_play_each_game_once(tmp_path: Path)
     """Issue 36: two balance processes on one folder both played every game; now the
     second stops at once with one error line while the first plays."""
     out = tmp_path / "s"
-    slow = textwrap.dedent("""
-        import sys, time
+    go = tmp_path / "go"  # the first run's later games wait for it: the second meets the lock
+    slow = textwrap.dedent(f"""
+        import sys, time, pathlib
         import experiments.balance as balance
         real = balance.play_job
+        played = []
         def slow(*a):
-            time.sleep(0.3)
+            t = time.monotonic()
+            while played and not pathlib.Path({str(go)!r}).exists() \\
+                    and time.monotonic() - t < 120:
+                time.sleep(0.05)
+            played.append(1)
             return real(*a)
         balance.play_job = slow
         from experiments.cli import app
@@ -327,6 +333,7 @@ def test_two_balance_processes_on_one_folder_play_each_game_once(tmp_path: Path)
             time.sleep(0.05)
         second = subprocess.run([sys.executable, "-m", "experiments.cli", *args], cwd=ROOT,
                                 capture_output=True, text=True, timeout=120)
+        go.touch()
         assert first.wait(120) == 0, first.stderr.read().decode()
     finally:
         if first.poll() is None:

@@ -74,10 +74,11 @@ def test_a_broken_layout_is_named(data_copy: Path, old: str, new: str, message: 
         RawContent(data_copy)
 
 
-def test_a_missing_layout_file_is_named(data_copy: Path) -> None:
+def test_a_folder_without_its_own_layout_is_drawn_with_the_shipped_one(data_copy: Path) -> None:
+    """A content folder or overlay need not carry a layout; the shipped layout is then
+    used, and still checked against that folder's map."""
     (data_copy / LAYOUT).unlink()
-    with pytest.raises(ContentError, match="map_layout.toml: file not found"):
-        RawContent(data_copy)
+    assert RawContent(data_copy).layout == load_content().raw.layout
 
 
 def test_layout_json_lists_every_map_link() -> None:

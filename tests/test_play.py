@@ -129,8 +129,12 @@ def test_evenstar_play_command_through_its_input_stream(tmp_path: Path) -> None:
     assert rec.reason and records.final_game(rec).result.reason == rec.reason
 
 
-def test_replay_prints_each_decision_lines_before_the_next_prompt(tmp_path: Path) -> None:
+def test_replay_prints_each_decision_lines_before_the_next_prompt(tmp_path: Path,
+                                                                  monkeypatch) -> None:
     """Issue 33: `replay` shows what a decision did before the next decision's prompt."""
+    from experiments import cli
+
+    monkeypatch.setattr(cli.console, "width", 400)  # made at import: COLUMNS comes too late
     path = finished_record(tmp_path)
     out = CliRunner().invoke(app, ["replay", str(path), "--no-pause"],
                              env={"COLUMNS": "400"}).output.splitlines()

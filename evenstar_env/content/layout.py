@@ -6,7 +6,7 @@ a box on the drawn map never invalidates a record or a stored result.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -19,6 +19,11 @@ LAYOUT_FILE = "map_layout.toml"
 SUPERPOWERS = ("USA", "China")
 
 
+# Pairs as TOML arrays: strict models take no list for a tuple, so lists of exactly two.
+IntPair = Annotated[list[int], Field(min_length=2, max_length=2)]
+NamePair = Annotated[list[str], Field(min_length=2, max_length=2)]
+
+
 class Point(Strict):
     x: int
     y: int
@@ -27,8 +32,8 @@ class Point(Strict):
 class Canvas(Strict):
     width: int = Field(gt=0)
     height: int = Field(gt=0)
-    box: tuple[int, int]  # a country's box, width and height
-    superpower_box: tuple[int, int]
+    box: IntPair  # a country's box, width and height
+    superpower_box: IntPair
 
 
 class LayoutFile(Strict):
@@ -37,10 +42,10 @@ class LayoutFile(Strict):
     labels: dict[str, Point]  # where each region's and sub-region's name is written
     countries: dict[str, Point]  # the centre of each country's box
     # Links drawn as two stubs off the map's edges (USA-Japan across the Pacific).
-    wrap_links: list[tuple[str, str]] = []
+    wrap_links: list[NamePair] = []
 
 
-def _rect(p: Point, size: tuple[int, int]) -> tuple[float, float, float, float]:
+def _rect(p: Point, size: list[int]) -> tuple[float, float, float, float]:
     w, h = size
     return p.x - w / 2, p.y - h / 2, p.x + w / 2, p.y + h / 2
 
