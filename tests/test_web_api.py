@@ -102,6 +102,27 @@ def test_undo_takes_back_a_decision_with_nothing_hidden_after_it(c) -> None:
     assert c.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": tok}).status_code == 409
 
 
+def test_two_people_cannot_take_back_a_card_the_other_has_seen(c) -> None:
+    """Two browsers: the card a seat chose to play is shown to the other player at once, so
+    undo must not put it back into the hand (a hand card shown and hidden again)."""
+    g = new_game(c, usa="human", china="human")
+    toks, gid = g["seats"], g["id"]
+    for _ in range(400):
+        v = view(c, gid, toks["usa"])
+        d = v["decision"]
+        tok = toks[d["player"]]
+        mine = view(c, gid, tok)
+        option = mine["decision"]["options"][0]
+        act(c, gid, tok, mine["decision_index"], option["action"])
+        if d["kind"] == "card":
+            break
+    after = view(c, gid, tok)
+    assert not after["can_undo"]
+    r = c.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": tok})
+    assert r.status_code == 409 and "has seen the card" in r.json()["error"]
+    assert view(c, gid, tok)["decision_index"] == after["decision_index"]
+
+
 def test_hotseat_one_token_plays_both_seats_and_views_each(c) -> None:
     g = new_game(c, usa="human", china="human", hotseat=True)
     tok, gid = g["seats"]["usa"], g["id"]

@@ -303,6 +303,10 @@ class Sessions:
                 len(live.game._m.trace) != live.chance_marks[i]:
             return "cannot undo: dice, a draw or the other side's move came after your last " \
                    "decision"
+        if live.mode == "remote" and live.game.action_group(live.actions[i])[0] == "card":
+            # The other player has seen the card chosen (it is on the table): taking it back
+            # would let a hand card be shown and hidden again.
+            return "cannot undo: the other player has seen the card you chose"
         return i
 
     async def undo(self, live: LiveGame, seats: list[str]) -> None:
