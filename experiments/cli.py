@@ -148,6 +148,24 @@ def _output_dir(out: Path) -> None:
         fail(str(exc))
 
 
+def _print_paired(rows: list[dict]) -> None:
+    """The paired-seed scores, trinomial and pentanomial intervals side by side."""
+    table = Table(title="Score over seed pairs (95% intervals: games as independent "
+                  "[trinomial] / pairs as units [pentanomial])")
+    for col in ("agent", "opponent", "pairs", "pairs 0-½-1-1½-2", "score",
+                "trinomial CI", "pentanomial CI", "var ratio"):
+        table.add_column(col)
+    for r in rows:
+        tri, pent = r["trinomial"], r["pentanomial"]
+        ratio = r["variance_ratio"]
+        table.add_row(r["agent"], r["opponent"], str(r["pairs"]),
+                      "-".join(map(str, r["counts"])), f"{pent['score']:.1%}",
+                      "[{:.1%}, {:.1%}]".format(*tri["ci95"]),
+                      "[{:.1%}, {:.1%}]".format(*pent["ci95"]),
+                      "-" if ratio is None else f"{ratio:.2f}")
+    console.print(table)
+
+
 @command
 def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
           games: PairedGames = 50, workers: Workers = 2, seed: FirstSeed = 0,
@@ -176,6 +194,7 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
                       str(r["draws"]), str(r["losses"]),
                       f"{r['win_rate']:.1%} [{r['ci95_low']:.1%}, {r['ci95_high']:.1%}]")
     console.print(table)
+    _print_paired(summary["paired"])
     for name, rating in summary["ratings"].items():
         console.print(f"rating {name}: mu {rating['mu']:.1f} sigma {rating['sigma']:.1f}")
     console.print(f"wrote {escape(str(out))}/summary.json, results.csv, games.jsonl and plots")
