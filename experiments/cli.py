@@ -238,6 +238,44 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
 
 
 @command
+def ladder(games: PairedGames = 2, workers: Workers = 2, seed: FirstSeed = 90_000,
+           add: Annotated[list[str] | None, typer.Option(help="an agent to rate besides the "
+                                                         "fixed pool (repeatable)")] = None,
+           bootstrap: Annotated[int, typer.Option(min=0, max=100_000, help="bootstrap refits "
+                                                  "for the 95% intervals")] = 1000,
+           out: Annotated[Path, typer.Option(help="results folder (games already there are "
+                                              "kept)")] = Path("results/ladder"),
+           backend: BackendOption = Backend.process, ray_address: RayAddress = None,
+           readme: Annotated[Path | None, typer.Option(help="also write the table into this "
+                                                       "README's Ladder section")] = None
+           ) -> None:
+    """Bradley–Terry Elo of the fixed agent pool (heuristic = 1500), bootstrap intervals."""
+    from experiments.ladder import ladder as run
+
+    _check_run(seed, games, workers, ray_address)
+    _check_agents(add or [], "--add")
+    if readme is not None and not readme.is_file():
+        raise typer.BadParameter(f"{readme}: no such file", param_hint="--readme")
+    _output_dir(out)
+    try:
+        result = run(out, games, add or [], seed, workers, bootstrap, readme=readme,
+                     backend=backend.value, ray_address=ray_address)
+    except ValueError as exc:  # a folder of another pool, or of changed data or weights
+        fail(str(exc))
+    table = Table(title=f"Ladder (pool v{result['config']['pool_version']}, "
+                  f"{result['config']['total_games']} games)")
+    for col in ("rank", "agent", "Elo", "95% interval", "games", "score"):
+        table.add_column(col)
+    for k, r in enumerate(result["ratings"], 1):
+        table.add_row(str(k), r["agent"], f"{r['elo']:.0f}",
+                      f"{r['ci95'][0]:.0f} – {r['ci95'][1]:.0f}", str(r["games"]),
+                      f"{r['score']:.0%}")
+    console.print(table)
+    console.print(f"wrote {escape(str(out))}/ladder.md, ladder.json, ladder.png and the arena "
+                  "outputs" + (f"; updated {escape(str(readme))}" if readme else ""))
+
+
+@command
 def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.usa,
          opponent: Annotated[str, typer.Option(help=AGENT_SPECS)] = "heuristic",
          seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="game seed (shown when "
