@@ -14,9 +14,9 @@ weighted graph Laplacian), a draw half a win, and :data:`PRIOR` virtual drawn ga
 added to every pairing played (as BayesElo does) so that a pool member that won or lost
 every game keeps a finite rating.  Elo is ``400 · log10 γ``, shifted so that
 ``heuristic`` (:data:`ANCHOR`) is 1500 (random's Elo is then a measured figure).  95%
-intervals: the 2.5 and 97.5 percentiles over bootstrap refits that resample each
-pairing's seed pairs (both games of a seed together, as the pentanomial model counts
-them).
+intervals: the 2.5 and 97.5 percentiles over bootstrap refits that resample the
+table's seed pairs with replacement (both games of a seed between two agents together,
+as the pentanomial model counts them).
 """
 
 from __future__ import annotations
@@ -139,21 +139,18 @@ def matrices(units: list[tuple[int, int, float, int]], k: int,
 def fit(records: list[GameRecord], agents: list[str], boot: int = 1000, seed: int = 0,
         prior: float = PRIOR) -> list[dict[str, Any]]:
     """One row per agent, best first: Elo (anchored), bootstrap 95% interval, games and
-    score.  The bootstrap resamples each pairing's units with replacement."""
+    score.  The bootstrap resamples the seed-pair units of the whole table with
+    replacement (not within each pairing: with one seed pair a pairing, as in a small
+    ladder, that would never vary)."""
     units = pair_table(records, agents)
     k = len(agents)
     pts, n = matrices(units, k)
     elo = to_elo(bt_fit(pts, n, prior), agents)
     rng = np.random.default_rng(seed)
-    groups: dict[tuple[int, int], list[int]] = {}
-    for u, (i, j, _, _) in enumerate(units):
-        groups.setdefault((i, j), []).append(u)
     draws = np.empty((boot, k))
     for b in range(boot):
-        w = np.zeros(len(units))
-        for members in groups.values():
-            np.add.at(w, rng.choice(members, size=len(members)), 1.0)
-        draws[b] = to_elo(bt_fit(*matrices(units, k, w), prior), agents)
+        w = np.bincount(rng.integers(len(units), size=len(units)), minlength=len(units))
+        draws[b] = to_elo(bt_fit(*matrices(units, k, w.astype(float)), prior), agents)
     lo, hi = (np.percentile(draws, q, axis=0) if boot else elo for q in (2.5, 97.5))
     rows = []
     for a in range(k):

@@ -128,3 +128,19 @@ def test_incremental_ladder_plays_only_the_new_agents_games(
     assert "<!-- ladder:begin -->" in readme.read_text() and "`random`" in readme.read_text()
     with pytest.raises(ValueError, match="cautious"):  # dropped agent: refused, kept
         ladder.ladder(out, games=1, pool=pool, workers=1, boot=0, progress=False)
+
+
+def test_one_seed_pair_a_pairing_still_has_intervals() -> None:
+    """A small ladder (one seed pair a pairing) gets intervals that reflect how little it
+    rests on: the bootstrap resamples the table's pairs, not each pairing's single one."""
+    def pair(a: str, b: str, a_wins: int) -> list[GameRecord]:
+        w = ["usa", "china"] if a_wins == 2 else ["china", "usa"] if a_wins == 0 else \
+            ["usa", "usa"]
+        return [GameRecord(0, {"usa": a, "china": b}, winner=w[0]),
+                GameRecord(0, {"usa": b, "china": a}, winner=w[1])]
+
+    recs = pair("x", "heuristic", 2) + pair("x", "random", 2) + pair("heuristic", "random", 1)
+    rows = {r["agent"]: r for r in fit(recs, ["x", "heuristic", "random"], boot=300)}
+    for a in ("x", "random"):
+        lo, hi = rows[a]["ci95"]
+        assert lo <= rows[a]["elo"] <= hi and hi - lo > 100
