@@ -28,9 +28,11 @@ from agents.learned_agent import LearnedAgent
 from evenstar_env import Game
 
 
-def probe(seeds: list[int], sims: int, every: int) -> dict[str, object]:
+def probe(seeds: list[int], sims: int, every: int, c: float = 1.5, t: float = 1.0
+          ) -> dict[str, object]:
     policy = LearnedAgent(seed=0)
-    search = AlphaISMCTSAgent.from_checkpoint(simulations=sims, seed=1)
+    search = AlphaISMCTSAgent.from_checkpoint(simulations=sims, c_puct=c, prior_temp=t,
+                                              seed=1)
     rows: list[dict[str, object]] = []
     for seed in seeds:
         g, k, mine = Game(seed), 0, []
@@ -47,7 +49,10 @@ def probe(seeds: list[int], sims: int, every: int) -> dict[str, object]:
                     logits, value = search._forward([search._encode(g, mover)], [legal])
                     t0 = time.perf_counter()
                     b = search.act(None, mask, g)
+                    z = logits[0][legal] - logits[0][legal].max()
+                    top = float(1.0 / np.exp(z).sum())  # the untempered arg-max's prior
                     mine.append({"seed": seed, "mover": mover, "value": float(value[0]),
+                                 "top_prior": top,
                                  "legal": int(legal.size), "same": bool(a == b),
                                  "search_s": time.perf_counter() - t0})
             g.step(a)
@@ -60,7 +65,11 @@ def probe(seeds: list[int], sims: int, every: int) -> dict[str, object]:
     v = np.array([r["value"] for r in rows])
     res = np.array([r["result"] for r in rows])
     shaped = res + np.array([r["vp_diff_200"] for r in rows])
-    return {"seeds": seeds, "sims": sims, "decisions": len(rows),
+    top = np.array([r["top_prior"] for r in rows])
+    return {"seeds": seeds, "sims": sims, "c_puct": c, "prior_temp": t,
+            "decisions": len(rows),
+            "top_prior_median": float(np.median(top)),
+            "top_prior_over_0.9": float(np.mean(top > 0.9)),
             "agree_with_policy": float(np.mean([r["same"] for r in rows])),
             "value_range": [float(v.min()), float(v.max())],
             "corr_value_result": float(np.corrcoef(v, res)[0, 1]),
@@ -75,9 +84,11 @@ def main() -> None:
     p.add_argument("--seeds", type=int, default=3, help="games (seeds 80000 on)")
     p.add_argument("--sims", type=int, default=64)
     p.add_argument("--every", type=int, default=4, help="probe every k-th tree decision")
+    p.add_argument("--c", type=float, default=1.5, help="alphaism's c_puct")
+    p.add_argument("--t", type=float, default=1.0, help="alphaism's prior temperature")
     p.add_argument("--out", default="alphaism_probe.json")
     a = p.parse_args()
-    out = probe(list(range(80_000, 80_000 + a.seeds)), a.sims, a.every)
+    out = probe(list(range(80_000, 80_000 + a.seeds)), a.sims, a.every, a.c, a.t)
     Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps({k: v for k, v in out.items() if k != "rows"}, indent=1))
 
