@@ -150,10 +150,10 @@ def _output_dir(out: Path) -> None:
 
 def _print_paired(rows: list[dict]) -> None:
     """The paired-seed scores, trinomial and pentanomial intervals side by side."""
-    table = Table(title="Score over seed pairs (95% intervals: games as independent "
-                  "[trinomial] / pairs as units [pentanomial])")
-    for col in ("agent", "opponent", "pairs", "pairs 0-½-1-1½-2", "score",
-                "trinomial CI", "pentanomial CI", "var ratio"):
+    table = Table(title="Score over seed pairs, 95% intervals: trinomial (games "
+                  "independent), pentanomial (pairs as units)")
+    for col in ("agent", "opponent", "pairs", "0-½-1-1½-2", "score", "trinomial",
+                "pentanomial", "var ratio"):
         table.add_column(col)
     for r in rows:
         tri, pent = r["trinomial"], r["pentanomial"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -142,3 +143,16 @@ def test_split_pairs_keep_the_paired_sprt_going(tmp_path: Path, monkeypatch) -> 
     assert "sprt" not in v and v["games"] == 30
     assert v["us_score"]["counts"] == [0, 0, 15, 0, 0]
     assert v["us_score"]["variance_ratio"] == 0.0
+
+
+def test_arena_command_prints_both_intervals(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    res = CliRunner().invoke(app, ["arena", "random", "cautious", "--games", "2",
+                                   "--workers", "1", "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    assert "pentanomial" in res.output and "trinomial" in res.output
+    [row] = json.loads((tmp_path / "a" / "summary.json").read_text())["paired"]
+    assert row["pairs"] == 2 and sum(row["counts"]) == 2
