@@ -9,7 +9,8 @@ availability counts); what changes is how it is steered and scored:
   ``avail(a)`` counts the visits of the node in which `a` was legal (the availability
   count of ISMCTS in place of the parent's visits) and an unvisited action's ``Q`` is
   the node's own mean value for the player choosing there (first-play urgency).
-- **The prior** ``P`` is the network's softmax over the legal actions (masked logits)
+- **The prior** ``P`` is the network's softmax over the legal actions (masked logits,
+  divided by ``prior_temp``, default 1)
   of the position where the node was evaluated, renormalised over the actions legal
   in the current determinisation.  An opponent's node stands for many hidden hands:
   when a determinisation offers an action that no evaluation of the node has priced
@@ -93,16 +94,20 @@ class AlphaISMCTSAgent:
     def __init__(self, network: torch.nn.Module, simulations: int | None = 200,
                  seconds: float | None = None, c_puct: float = 1.5, rollout_mix: float = 0.0,
                  batch: int = 8, rollout_depth: int = 80, eval_scale: float = 15.0,
-                 fine: str = "network", seed: int | None = None) -> None:
+                 fine: str = "network", prior_temp: float = 1.0,
+                 seed: int | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("alphaism needs a budget: simulations or seconds")
         if not 0.0 <= rollout_mix <= 1.0:
             raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
+        if not (math.isfinite(prior_temp) and prior_temp > 0):
+            raise ValueError(f"prior_temp must be a positive number, got {prior_temp}")
         if batch < 1:
             raise ValueError(f"batch must be >= 1, got {batch}")
         if fine not in ("network", "heuristic"):
             raise ValueError(f"fine must be 'network' or 'heuristic', got {fine!r}")
         self.fine_by = fine
+        self.prior_temp = prior_temp
         self.net = network.eval()
         self.simulations, self.seconds = simulations, seconds
         self.c, self.rollout_mix, self.batch = c_puct, rollout_mix, batch
@@ -146,11 +151,12 @@ class AlphaISMCTSAgent:
             logits, value = self.net(torch.as_tensor(np.stack(obs), dtype=torch.float32), mask)
         return logits.numpy(), value.numpy()
 
-    @staticmethod
-    def _priors(logits: np.ndarray, legal: np.ndarray) -> dict[int, float]:
-        """The network's softmax over the legal actions (the masked logits), each at least
-        `PRIOR_FLOOR` so that a renormalisation over any legal subset is defined."""
-        z = logits[legal].astype(np.float64)
+    def _priors(self, logits: np.ndarray, legal: np.ndarray) -> dict[int, float]:
+        """The network's softmax over the legal actions (the masked logits divided by
+        ``prior_temp``: above 1 flattens a peaked policy so that the search visits its
+        alternatives), each at least `PRIOR_FLOOR` so that a renormalisation over any legal
+        subset is defined."""
+        z = logits[legal].astype(np.float64) / self.prior_temp
         p = np.exp(z - z.max())
         p = np.maximum(p / p.sum(), PRIOR_FLOOR)
         return {int(a): float(q) for a, q in zip(legal, p, strict=True)}

@@ -99,12 +99,13 @@ def spec_weights(spec: str) -> Path | None:
 
 
 ALPHAISM_OPTIONS = {"c": ("c_puct", float), "mix": ("rollout_mix", float),
-                    "batch": ("batch", int), "fine": ("fine", str)}
+                    "batch": ("batch", int), "fine": ("fine", str), "t": ("prior_temp", float)}
 
 
 def alphaism_options(field: str) -> dict[str, Any]:
     """alphaism's SIMS field: ``N`` simulations or ``Xs`` seconds per decision, then
-    optional ``,KEY=VALUE`` settings: c (c_puct), mix (rollout_mix), batch, fine."""
+    optional ``,KEY=VALUE`` settings: c (c_puct), mix (rollout_mix), batch, fine, t
+    (prior_temp)."""
     budget, *options = field.split(",")
     kw: dict[str, Any] = {}
     try:

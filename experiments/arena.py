@@ -240,7 +240,34 @@ def summarise(records: list[GameRecord]) -> dict[str, Any]:
     return {"results": rows, "end_reasons": {k: dict(v) for k, v in reasons.items()},
             "end_turns": {k: {str(t): n for t, n in sorted(v.items())}
                           for k, v in turns.items()},
-            "ratings": ratings(records)}
+            "ratings": ratings(records), "paired": paired(records)}
+
+
+def game_score(r: GameRecord, agent: str) -> float:
+    """`agent`'s points from a game: 1 a win, 0.5 a draw, 0 a loss."""
+    if r.winner is None:
+        return 0.5
+    return float(r.agents[r.winner] == agent)
+
+
+def paired(records: list[GameRecord]) -> list[dict[str, Any]]:
+    """Per pairing (agent, opponent in first-seen order): its seed pairs (both games of a
+    seed, sides swapped) scored both ways, trinomial and pentanomial
+    (:func:`experiments.pentanomial.compare`); a seed with one game only is left out."""
+    from experiments.pentanomial import compare
+
+    games: dict[tuple[str, str], dict[int, dict[str, GameRecord]]] = {}
+    for r in records:
+        a, b = r.agents["usa"], r.agents["china"]
+        key = (a, b) if (b, a) not in games else (b, a)
+        games.setdefault(key, {}).setdefault(r.seed, {})[a] = r
+    rows = []
+    for (a, b), seeds in games.items():
+        pairs = [(game_score(g[a], a), game_score(g[b], a)) for g in seeds.values()
+                 if len(g) == 2]
+        if pairs:
+            rows.append({"agent": a, "opponent": b, **compare(pairs)})
+    return rows
 
 
 def _reason_kind(reason: str) -> str:

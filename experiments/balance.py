@@ -55,6 +55,7 @@ from experiments.balance_report import (
 from experiments.files import append_line, folder_lock, write_text_atomic
 from experiments.gamelog import ResumeWarning, checked
 from experiments.limits import check_run
+from experiments.pentanomial import compare, counts_of, pentanomial, trinomial
 from experiments.stats import wilson
 
 OPS_MODES = ("place", "realign", "improve_social", "improve_economy", "tech", "trade")
@@ -178,6 +179,21 @@ def sprt_llr(us_wins: int, us_losses: int, p0: float, p1: float) -> float:
     return us_wins * math.log(p1 / p0) + us_losses * math.log((1 - p1) / (1 - p0))
 
 
+MIN_PAIRS = 10  # complete seed pairs before the pentanomial SPRT may stop a variant
+
+
+def pair_llr(us_pair_points: list[float], p0: float, p1: float) -> float:
+    """GSPRT log-likelihood ratio of H1 (US score p1) against H0 (p0) from seed pairs (the
+    two side-swapped games of a seed; the US's points over the pair, 0..2): the pairs are
+    the units, scored pentanomially (:mod:`experiments.pentanomial`)."""
+    return pentanomial(counts_of(us_pair_points), regularise=True).llr(p0, p1)
+
+
+def us_pairs(seeds: dict[int, list[float]]) -> list[float]:
+    """The US's points over each complete seed pair (both games on disk)."""
+    return [sum(v) for v in seeds.values() if len(v) == 2]
+
+
 def sprt_decision(llr: float, alpha: float, beta: float) -> str | None:
     """'H1' (US favoured), 'H0' (China favoured) or None (go on)."""
     if llr >= math.log((1 - beta) / alpha):
@@ -281,11 +297,12 @@ def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
     variants = {v.name: v.model_dump() for v in study.all_variants()}
     stopped: dict[str, str] = {}
     counts: dict[str, Counter] = defaultdict(Counter)
+    seeds: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in done:
-        _count(counts, r)
+        _count(counts, seeds, r)
     if study.sprt:
         for name in variants:
-            _sprt_check(study, name, counts, stopped)
+            _sprt_check(study, name, counts, seeds, stopped)
 
     todo = [j for j in jobs if j.key not in finished]
 
@@ -307,9 +324,9 @@ def _run_locked(study: Study, out: Path, progress: bool) -> dict[str, Any]:
             append_line(games_path, json.dumps(rec))
             finished.add(rec["key"])
             done.append(rec)
-            _count(counts, rec)
+            _count(counts, seeds, rec)
             if study.sprt:
-                _sprt_check(study, rec["variant"], counts, stopped)
+                _sprt_check(study, rec["variant"], counts, seeds, stopped)
             bar.advance(task)
     summary = summarise(study, done, stopped)
     summary["config"]["seconds"] = _seconds(out, started, bool(todo))
@@ -327,16 +344,31 @@ def _seconds(out: Path, started: float, played: bool) -> float:
     return earlier + (time.perf_counter() - started if played else 0.0)
 
 
-def _count(counts: dict[str, Counter], rec: dict) -> None:
+def _count(counts: dict[str, Counter], seeds: dict[str, dict[int, list[float]]],
+           rec: dict) -> None:
     counts[rec["variant"]][rec["winner"] or "draw"] += 1
+    seeds[rec["variant"]][rec["seed"]].append(_us_points(rec))
+
+
+def _us_points(rec: dict) -> float:
+    """The US's points from a game: 1 a win, 0.5 a draw, 0 a loss."""
+    return 0.5 if rec["winner"] is None else float(rec["winner"] == "usa")
 
 
 def _sprt_check(study: Study, name: str, counts: dict[str, Counter],
-                stopped: dict[str, str]) -> None:
+                seeds: dict[str, dict[int, list[float]]], stopped: dict[str, str]) -> None:
+    """With two agents (side-swapped seed pairs) the pentanomial GSPRT over the complete
+    pairs; with one agent on both sides the binomial SPRT over the games."""
     if name in stopped:
         return
     c = counts[name]
-    llr = sprt_llr(c["usa"], c["china"], study.sprt_p0, study.sprt_p1)
+    if study.usa != study.china:
+        pairs = us_pairs(seeds[name])
+        if len(pairs) < MIN_PAIRS:  # the normal approximation needs some pairs
+            return
+        llr = pair_llr(pairs, study.sprt_p0, study.sprt_p1)
+    else:
+        llr = sprt_llr(c["usa"], c["china"], study.sprt_p0, study.sprt_p1)
     decision = sprt_decision(llr, study.sprt_alpha, study.sprt_beta)
     if decision is not None:
         stopped[name] = decision
@@ -409,6 +441,7 @@ def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dic
         diffs = [_score(r) - _score(base_by_key[(r["seed"], r["usa"], r["china"])])
                  for r in recs if (r["seed"], r["usa"], r["china"]) in base_by_key]
         row["diff_vs_baseline"] = _mean_ci(diffs)
+        row["us_score"] = _us_score(study, recs)
         row["end_reasons"] = dict(Counter(r["end"] for r in recs).most_common())
         row["end_turns"] = {str(t): k for t, k in sorted(Counter(r["turn"] for r in recs)
                                                           .items())}
@@ -427,6 +460,20 @@ def summarise(study: Study, records: list[dict], stopped: dict[str, str]) -> dic
                        "forbid": study.forbid},
             "variants": variants,
             "cards": card_stats(by_variant[base], load_variant(study.all_variants()[0]))}
+
+
+def _us_score(study: Study, recs: list[dict]) -> dict[str, Any]:
+    """The US's mean score, trinomial (games as units) and, with two agents, pentanomial
+    (seed pairs as units) too (:func:`experiments.pentanomial.compare`)."""
+    if study.usa != study.china:
+        seeds: dict[int, list[float]] = defaultdict(list)
+        for r in recs:
+            seeds[r["seed"]].append(_us_points(r))
+        pairs = [(v[0], v[1]) for v in seeds.values() if len(v) == 2]
+        if pairs:
+            return compare(pairs)
+    pts = [_us_points(r) for r in recs]
+    return {"trinomial": trinomial(pts.count(0.0), pts.count(0.5), pts.count(1.0)).as_dict()}
 
 
 def _score(r: dict) -> float:
@@ -608,4 +655,3 @@ def load_study_variants(path: Path, names: list[str] | None = None,
     if missing:
         raise ValueError(f"{path}: no variant named {missing}; have {list(by)}")
     return [by[n] for n in names]
-

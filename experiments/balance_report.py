@@ -154,6 +154,8 @@ def write_report(summary: dict[str, Any], plots: list[str], out: Path) -> None:
             f"{pct(v['china']['rate'])}% | {pct(v['draw']['rate'])}% | {diff} | "
             f"{v.get('sprt', {}).get('meaning', '')} |")
     lines.append("")
+    if all("us_score" in v for v in variants.values()):
+        lines += score_lines(summary)
     for p in plots:
         lines += [f"![{p}]({p})", ""]
     lines += ["Per-card statistics are observational: a card's win rate when played reflects",
@@ -164,3 +166,19 @@ def write_report(summary: dict[str, Any], plots: list[str], out: Path) -> None:
     (out / "conclusions.txt").write_text(
         "\n".join(conclusion(n, v, cfg["baseline"]) for n, v in variants.items()) + "\n",
         encoding="utf-8")
+
+
+def score_lines(summary: dict[str, Any]) -> list[str]:
+    """The US score's 95% intervals: games as independent units (trinomial) and, for
+    side-swapped seed pairs, pairs as units (pentanomial)."""
+    lines = ["US score (a draw ½), 95% intervals: trinomial (games independent) / "
+             "pentanomial (side-swapped seed pairs as units):", ""]
+    for name, v in summary["variants"].items():
+        sc = v["us_score"]
+        tri = "[{:.1%}, {:.1%}]".format(*sc["trinomial"]["ci95"])
+        pent = ("[{:.1%}, {:.1%}] over {} pairs {}".format(
+            *sc["pentanomial"]["ci95"], sc["pairs"], "-".join(map(str, sc["counts"])))
+            if "pentanomial" in sc else "(one agent on both sides: no pairs)")
+        lines.append(f"- {name}: {sc['trinomial']['score']:.1%}, trinomial {tri}, "
+                     f"pentanomial {pent}")
+    return [*lines, ""]

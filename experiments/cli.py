@@ -165,6 +165,24 @@ def _output_dir(out: Path) -> None:
         fail(str(exc))
 
 
+def _print_paired(rows: list[dict]) -> None:
+    """The paired-seed scores, trinomial and pentanomial intervals side by side."""
+    table = Table(title="Score over seed pairs, 95% intervals: trinomial (games "
+                  "independent), pentanomial (pairs as units)")
+    for col in ("agent", "opponent", "pairs", "0-½-1-1½-2", "score", "trinomial",
+                "pentanomial", "var ratio"):
+        table.add_column(col)
+    for r in rows:
+        tri, pent = r["trinomial"], r["pentanomial"]
+        ratio = r["variance_ratio"]
+        table.add_row(r["agent"], r["opponent"], str(r["pairs"]),
+                      "-".join(map(str, r["counts"])), f"{pent['score']:.1%}",
+                      "[{:.1%}, {:.1%}]".format(*tri["ci95"]),
+                      "[{:.1%}, {:.1%}]".format(*pent["ci95"]),
+                      "-" if ratio is None else f"{ratio:.2f}")
+    console.print(table)
+
+
 @command
 def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
           games: PairedGames = 50, workers: Workers = 2, seed: FirstSeed = 0,
@@ -194,6 +212,7 @@ def arena(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
                       str(r["draws"]), str(r["losses"]),
                       f"{r['win_rate']:.1%} [{r['ci95_low']:.1%}, {r['ci95_high']:.1%}]")
     console.print(table)
+    _print_paired(summary["paired"])
     for name, rating in summary["ratings"].items():
         console.print(f"rating {name}: mu {rating['mu']:.1f} sigma {rating['sigma']:.1f}")
     console.print(f"wrote {escape(str(out))}/summary.json, results.csv, games.jsonl and plots")
@@ -235,6 +254,44 @@ def ratings(agents: Annotated[list[str], typer.Argument(help=AGENT_SPECS)],
     console.print(table)
     console.print(f"wrote {escape(str(out))}/ratings.md, ratings.json and the arena outputs"
                   + (f"; updated {escape(str(readme))}" if readme else ""))
+
+
+@command
+def ladder(games: PairedGames = 2, workers: Workers = 2, seed: FirstSeed = 90_000,
+           add: Annotated[list[str] | None, typer.Option(help="an agent to rate besides the "
+                                                         "fixed pool (repeatable)")] = None,
+           bootstrap: Annotated[int, typer.Option(min=0, max=100_000, help="bootstrap refits "
+                                                  "for the 95% intervals")] = 1000,
+           out: Annotated[Path, typer.Option(help="results folder (games already there are "
+                                              "kept)")] = Path("results/ladder"),
+           backend: BackendOption = Backend.process, ray_address: RayAddress = None,
+           readme: Annotated[Path | None, typer.Option(help="also write the table into this "
+                                                       "README's Ladder section")] = None
+           ) -> None:
+    """Bradley–Terry Elo of the fixed agent pool (heuristic = 1500), bootstrap intervals."""
+    from experiments.ladder import ladder as run
+
+    _check_run(seed, games, workers, ray_address)
+    _check_agents(add or [], "--add")
+    if readme is not None and not readme.is_file():
+        raise typer.BadParameter(f"{readme}: no such file", param_hint="--readme")
+    _output_dir(out)
+    try:
+        result = run(out, games, add or [], seed, workers, bootstrap, readme=readme,
+                     backend=backend.value, ray_address=ray_address)
+    except ValueError as exc:  # a folder of another pool, or of changed data or weights
+        fail(str(exc))
+    table = Table(title=f"Ladder (pool v{result['config']['pool_version']}, "
+                  f"{result['config']['total_games']} games)")
+    for col in ("rank", "agent", "Elo", "95% interval", "games", "score"):
+        table.add_column(col)
+    for k, r in enumerate(result["ratings"], 1):
+        table.add_row(str(k), r["agent"], f"{r['elo']:.0f}",
+                      f"{r['ci95'][0]:.0f} – {r['ci95'][1]:.0f}", str(r["games"]),
+                      f"{r['score']:.0%}")
+    console.print(table)
+    console.print(f"wrote {escape(str(out))}/ladder.md, ladder.json, ladder.png and the arena "
+                  "outputs" + (f"; updated {escape(str(readme))}" if readme else ""))
 
 
 @command

@@ -111,15 +111,16 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def update_readme(readme: Path, table: str) -> None:
-    """Put `table` between the README's ratings markers (appended as a "Ratings" section
-    if the README has none)."""
+def update_readme(readme: Path, table: str, begin: str = BEGIN, end: str = END,
+                  title: str = "Ratings") -> None:
+    """Put `table` between the README's `begin` and `end` markers (appended as a `title`
+    section if the README has none)."""
     text = readme.read_text(encoding="utf-8")
-    block = f"{BEGIN}\n{table}{END}"
-    if BEGIN in text and END in text and text.index(BEGIN) < text.index(END):
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    block = f"{begin}\n{table}{end}"
+    if begin in text and end in text and text.index(begin) < text.index(end):
+        text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
     else:
-        text = text.rstrip("\n") + f"\n\n## Ratings\n\n{block}\n"
+        text = text.rstrip("\n") + f"\n\n## {title}\n\n{block}\n"
     write_text_atomic(readme, text)
 
 

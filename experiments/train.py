@@ -176,6 +176,8 @@ class TrainConfig:
     china_frac: float = _opt(0.5, "share of league games in which the learner plays China "
                                   "(more for the side it is weaker on)")
     pool_size: int = _opt(8, "most recent snapshots in the league")
+    snapshot_greedy: bool = _opt(False, "snapshot opponents play their most likely action "
+                                        "(as a learned agent does) instead of sampling")
     snapshot_every: int = _opt(20, "updates between snapshots")
     pfsp_power: float = _opt(2.0, "PFSP weight (1 - score)^power + floor")
     pfsp_floor: float = _opt(0.05, "PFSP weight floor")
@@ -545,7 +547,7 @@ class RolloutWorker:
             players[t], learner[t], games[t] = self.player, rows, self.game_id
             t0 = time.perf_counter()
             opp = (self.player >= 0) & ~rows
-            t_net = self._opponent_actions(opp, acts, greedy=False)
+            t_net = self._opponent_actions(opp, acts, greedy=self.cfg.snapshot_greedy)
             t_fwd += t_net
             t_opp += time.perf_counter() - t0 - t_net
             t0 = time.perf_counter()
@@ -915,6 +917,11 @@ class Trainer:
             old = self.snapshots.pop(0)
             self.league.remove(old)
             self.workers.call("drop_snapshot", old)
+
+    def add_opponent(self, name: str, net: torch.nn.Module) -> None:
+        """A frozen network (the learner's kind) joins the league's snapshots as `name`
+        for good (never retired; e.g. an exploiter's target)."""
+        self._add_snapshot(name, _state_dict(net), save=False)
 
     def _facts(self) -> dict[str, Any]:
         return {"update": self.update, "learner_steps": self.steps, "games": self.games,

@@ -151,8 +151,10 @@ def test_spec_loads_a_checkpoint_and_names_a_missing_one(cfg, random_net, tmp_pa
                        1)
     assert (tuned.seconds, tuned.fine_by, tuned.rollout_mix, tuned.c, tuned.batch) == (
         0.2, "heuristic", 0.5, 2.0, 2)
+    assert make_agent(f"alphaism:8,t=3:{tmp_path / 'net'}", 1).prior_temp == 3.0
     for bad, message in (("8,depth=3", "unknown setting"), ("8,mix=lots", "mix must be"),
-                         ("8,mix=2", "rollout_mix must be"), ("8,fine=oracle", "fine must")):
+                         ("8,mix=2", "rollout_mix must be"), ("8,fine=oracle", "fine must"),
+                         ("8,t=0", "prior_temp must be"), ("8,t=-1", "prior_temp must be")):
         with pytest.raises(ValueError, match=message):
             make_agent(f"alphaism:{bad}:{tmp_path / 'net'}", 0)
 
@@ -165,3 +167,16 @@ def test_time_budget_is_kept(random_net) -> None:
     t = time.perf_counter()
     ag.act(None, g.action_mask(), g)
     assert time.perf_counter() - t < 0.5
+
+
+def test_prior_temperature_flattens_the_prior_and_keeps_its_order(random_net) -> None:
+    """issue 35: the shipped policy's prior is so peaked that 64 simulations never leave
+    its arg-max; a temperature above 1 flattens it (same order, higher entropy)."""
+    logits = np.array([4.0, 0.0, -2.0, 9.0])
+    legal = np.array([0, 1, 3])
+    cold = agent(random_net)._priors(logits, legal)
+    warm = agent(random_net, prior_temp=4.0)._priors(logits, legal)
+    assert sorted(cold, key=cold.get) == sorted(warm, key=warm.get) == [1, 0, 3]
+    assert warm[3] < cold[3] and warm[1] > cold[1]
+    assert warm[3] == pytest.approx(np.exp(9 / 4) / sum(np.exp(np.array([4, 0, 9]) / 4)))
+    assert sum(warm.values()) == pytest.approx(1.0)
