@@ -34,8 +34,9 @@ struct Where {
 [[noreturn]] void fail(const char* field, const std::string& why) { fail(Where{field, -1}, why); }
 
 bool in_domain(const Tables& t, int dom, long v) {
-    if (dom == D_ANY || dom == D_LOG || dom == D_ACTION) return true;
-    if (dom < 0 || dom >= t.v_dom.rows) return false;
+    // (< 0: an order frame's nested action, checked with that frame's own domains)
+    if (dom < 0 || dom == D_ANY || dom == D_LOG || dom == D_ACTION) return true;
+    if (dom >= t.v_dom.rows) return false;
     if (v < t.v_dom(dom, 0) || v > t.v_dom(dom, 1)) return false;
     switch (dom) {
         case D_TRACK: return v == SOCIAL || v == ECONOMY;
