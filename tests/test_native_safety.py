@@ -193,6 +193,36 @@ def test_live_view_writes_are_refused_before_the_next_step() -> None:
     assert out.count("refused") == 4 and "stepped" not in out
 
 
+def test_counters_at_the_int32_limit_are_refused_before_they_overflow() -> None:
+    """The sanitizer build's fuzzer finding: VP written at 2**31-1, then a VP gain, was a
+    signed overflow (undefined behaviour) in C++. VP, VP by source and reserves are held
+    to +-10**6 (engine/validity.py): a live write beyond is refused before the step, a
+    snapshot beyond by both backends."""
+    out = isolated("""
+        from evenstar_env import Game
+        from evenstar_env.snapshot import SnapshotError
+        for arr, k in (("vp", 0), ("vp_source", 3), ("reserves", 1)):
+            g = Game(3, backend="native")
+            view = getattr(g.state, arr)
+            view[(0, k) if view.ndim == 2 else k] = 2**31 - 1
+            try:
+                g.step(int(g.legal_actions()[0]))
+                print("stepped")
+            except SnapshotError as exc:
+                print("refused step", arr)
+            d = Game(3, backend="python").to_dict()
+            flat = d["state"][arr] if arr != "vp_source" else d["state"][arr][0]
+            flat[k] = 2**31 - 1
+            for backend in ("python", "native"):
+                try:
+                    Game.from_dict(d, backend=backend)
+                    print("accepted")
+                except SnapshotError:
+                    print("refused snapshot")
+    """)
+    assert out.count("refused step") == 3 and out.count("refused snapshot") == 6, out
+
+
 def test_a_decision_made_stale_by_a_view_write_is_asked_again() -> None:
     """After a write through the views the native core asks the pending decision again
     on the written state (as the setters do), so a stale decision never acts: the

@@ -60,6 +60,9 @@ from .constants import (
 )
 
 MAX_COUNT = 64  # points to place or reduce, cards to discard, turns of a Russia-Ukraine war
+# VP, VP by source and reserves: far beyond any game, far enough from the int32 limit
+# that the engine's additions never overflow (the sanitizer build found one at 2**31-1).
+COUNTER_MAX = 10**6
 I32 = (-(2**31), 2**31 - 1)
 
 # Argument domains, in code order (the native tables use the index).  "kind" is an
@@ -169,7 +172,8 @@ def misc_bounds(c: Content) -> list[tuple[int, int]]:
 
 def array_bounds() -> dict[str, tuple[int, int]]:
     """Semantic ranges of state arrays beyond their dtype (None: the dtype's range)."""
-    return {"inf_cn": (0, 2**15 - 1), "reserves": (0, I32[1]),
+    return {"inf_cn": (0, 2**15 - 1), "reserves": (0, COUNTER_MAX),
+            "vp": (-COUNTER_MAX, COUNTER_MAX), "vp_source": (-COUNTER_MAX, COUNTER_MAX),
             "card_loc": (0, len(LOC_NAMES) - 1),
             "hist_loc": (0, max(H_OUT, H_DECK, H_DONE, H_DRAWN)), "event_side": (0, 1)}
 

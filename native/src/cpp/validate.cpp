@@ -34,8 +34,9 @@ struct Where {
 [[noreturn]] void fail(const char* field, const std::string& why) { fail(Where{field, -1}, why); }
 
 bool in_domain(const Tables& t, int dom, long v) {
-    if (dom == D_ANY || dom == D_LOG || dom == D_ACTION) return true;
-    if (dom < 0 || dom >= t.v_dom.rows) return false;
+    // (< 0: an order frame's nested action, checked with that frame's own domains)
+    if (dom < 0 || dom == D_ANY || dom == D_LOG || dom == D_ACTION) return true;
+    if (dom >= t.v_dom.rows) return false;
     if (v < t.v_dom(dom, 0) || v > t.v_dom(dom, 1)) return false;
     switch (dom) {
         case D_TRACK: return v == SOCIAL || v == ECONOMY;
@@ -171,8 +172,14 @@ void prepare_validation(Tables& t) {
 void validate_state(const Tables& t, const State& s) {
     check_range<int16_t>(s.inf_cn, t.n, 0, 32767, "inf_cn");
     check_range<uint8_t>(s.non_realignable, t.n, 0, 1, "non_realignable");
-    // (reserves: any value; a scenario setter may leave a side unable to pay a modifier it
-    // chose, and the engine then goes below 0, on both backends)
+    // Counters within +-COUNTER_MAX (validity.py): the engine's additions never overflow.
+    // Reserves may be below 0 here: a scenario setter may leave a side unable to pay a
+    // modifier it chose, and the engine then goes below 0, on both backends.
+    constexpr int32_t CMAX = 1000000;
+    check_range<int32_t>(s.vp, 2, -CMAX, CMAX, "vp");
+    check_range<int32_t>(s.reserves, 2, -CMAX, CMAX, "reserves");
+    check_range<int32_t>(s.vp_source[0], t.n_vp, -CMAX, CMAX, "vp_source[0]");
+    check_range<int32_t>(s.vp_source[1], t.n_vp, -CMAX, CMAX, "vp_source[1]");
     check_range<int8_t>(s.card_loc, t.nc, DRAW, PLAYING, "card_loc");
     check_range<int8_t>(s.hist_loc, t.nh, H_OUT, H_DRAWN, "hist_loc");
     check_range<uint8_t>(s.event_played, t.nc, 0, 1, "event_played");
@@ -186,8 +193,11 @@ void validate_state(const Tables& t, const State& s) {
         if (s.tracks[k] < lo || s.tracks[k] > m.track_max(k))
             fail(Where{"tracks", k}, "outside the track");
     }
-    // (the decision counter only counts: it may pass 2**31-1, the most a snapshot holds)
-    auto hi = [&](int k) -> int64_t { return k == M_DECISIONS ? INT64_MAX : t.v_misc.v[2 * k + 1]; };
+    // (the decision counter only counts: it may pass 2**31-1, the most a snapshot holds,
+    // up to 2**62, far from overflowing)
+    auto hi = [&](int k) -> int64_t {
+        return k == M_DECISIONS ? (int64_t(1) << 62) : t.v_misc.v[2 * k + 1];
+    };
     bool bad_misc = false;
     for (int k = 0; k < N_MISC; ++k)
         bad_misc |= (s.misc[k] < t.v_misc.v[2 * k]) | (s.misc[k] > hi(k));
