@@ -223,7 +223,7 @@ def twin_streams(backend: str, seed: int, steps: int, seat: str, redraw: int) ->
     if g.is_over:
         return 0, 0
     twin = g.resample_hidden(seat, redraw)
-    twin.state.rng = g.state.rng  # the same future dice: only the hidden cards differ
+    twin.state.rng = list(g.state.rng)  # the same future dice: only hidden cards differ
     g.start_events()
     twin.start_events()
     p = SIDES.index(seat)
