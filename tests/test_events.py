@@ -352,3 +352,13 @@ def test_every_label_table_covers_its_vocabulary() -> None:
     c = load_content()
     owners = effect_owner(c)
     assert len(owners) == len(c.effects) and all(o[0] != "effect" for o in owners)
+
+
+def test_docs_list_every_record_type_and_cause() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "events.md").read_text()
+    for name, fields in EVENTS.items():
+        assert f"| `{name}` | {', '.join(f'`{x}`' for x in fields) or '—'} |" in doc, name
+    for cause in CAUSES:
+        assert f"`{cause}`" in doc, cause
