@@ -41,7 +41,7 @@ class LayoutFile(Strict):
     superpowers: dict[str, Point]
     labels: dict[str, Point]  # where each region's and sub-region's name is written
     countries: dict[str, Point]  # the centre of each country's box
-    # Links drawn as two stubs off the map's edges (USA-Japan across the Pacific).
+    # Links drawn as two short lines off the map's edges (USA-Japan across the Pacific).
     wrap_links: list[NamePair] = []
 
 
