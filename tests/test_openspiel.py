@@ -124,7 +124,12 @@ def test_resample_from_infostate_keeps_what_the_player_knows(game, seed, steps, 
             assert r.information_state_tensor(p) == state.information_state_tensor(p)
             assert r.observation_tensor(p) == state.observation_tensor(p)
             assert r.information_state_string(p) == state.information_state_string(p)
-            assert r.legal_actions() == state.legal_actions()
+            if state.current_player() == p:  # its own decision: it knows every option
+                assert r.legal_actions() == state.legal_actions()
+            elif r.game.decision.kind == "card":  # the opponent's cards: its redrawn hand
+                held = set(np.flatnonzero(r.game.state.card_loc == HAND[1 - p]).tolist())
+                assert {a for a in r.legal_actions()
+                        if r.game.action_group(a)[0] == "card"} <= held
             changed |= sorted(r.game.hand(other)) != sorted(state.game.hand(other))
         g = state.game
         in_hand = g.state.card_loc == HAND[1 - p]
