@@ -21,9 +21,7 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,31 +30,18 @@ from typing import Any
 import httpx
 from common import machine, write_results
 
+from experiments.web import launch
+from experiments.web.launch import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = ("heuristic", "learned")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(db: Path, port: int, workers: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", "serve", "--port",
-                             str(port), "--db", str(db), "--workers", str(workers)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            time.sleep(0.2)
-        if proc.poll() is not None:
-            raise SystemExit("error: the server stopped while starting")
-    proc.kill()
-    raise SystemExit("error: the server did not start within 90 s")
+    try:
+        return launch.start_server(db, port, workers)
+    except RuntimeError as exc:
+        raise SystemExit(f"error: {exc}") from None
 
 
 async def player(c: httpx.AsyncClient, k: int, stop: float, times: list[float],

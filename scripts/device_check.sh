@@ -5,13 +5,7 @@
 # the native core for that machine's Python.  Usage: bash scripts/device_check.sh OUTDIR
 set -uo pipefail
 out=${1:-/tmp/device_check}; mkdir -p "$out"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-deps --no-build-isolation --target /tmp/native ./native \
-  > "$out/native_build.log" 2>&1 && export PYTHONPATH=/tmp/native:$PYTHONPATH \
-  || { echo "native build failed: Python engine"; export EVENSTAR_BACKEND=python; }
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+. "$(dirname "$0")/device_setup.sh"
 python3 -c "import torch, evenstar_env.native as n; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'backend', n.resolve(None))"
 timeout 150 python3 -m experiments.train --smoke --name dev-smoke --device cuda 2>&1 | tail -4 | tee "$out/smoke_cuda.log"
 for dev in cuda cpu; do

@@ -6,40 +6,20 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 
+from experiments.web.launch import free_port, start_server
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start(db: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", "serve", "--port",
-                             str(port), "--db", str(db), "--workers", "1"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None:
-            raise AssertionError(f"the server stopped: {proc.stderr.read().decode()[-500:]}")
-        time.sleep(0.2)
-    proc.kill()
-    raise AssertionError("the server did not start within 60 s")
+    return start_server(db, port, workers=1, wait=60)
 
 
 def children(pid: int) -> list[int]:
