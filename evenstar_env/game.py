@@ -29,6 +29,7 @@ from .engine.constants import (
     M_DECISIONS,
     M_HEADLINE,
     M_MOD,
+    M_NEXT_NO_EVENT,
     M_PHASE,
     M_ROUND,
     M_TURN,
@@ -505,9 +506,12 @@ class Game:
              "kind": "history"} for h in load_content().history]
 
     def event_can_happen(self, card: str, side: str) -> bool:
-        """Whether `card`'s event could happen now if `side` played it (5.2, 7.4)."""
-        i = self._card(card)
-        return self._m.can_happen(i, _play.executor_of(self._m, i, _side(side)))
+        """Whether `card`'s event could happen now if `side` played it (5.2, 7.4; not on
+        the card play right after buying Super Materials, R27)."""
+        i, p = self._card(card), _side(side)
+        if self._m.s.misc[M_NEXT_NO_EVENT + p]:
+            return False
+        return self._m.can_happen(i, _play.executor_of(self._m, i, p))
 
     def event_risks_total_war(self, card: str, side: str) -> bool:
         """Whether `side` playing `card` now could start a total war it loses: the event

@@ -41,6 +41,22 @@ def test_r27_next_card_is_not_offered_as_event():
     assert "place" in modes
 
 
+def test_r27_event_can_happen_says_no_and_the_heuristic_plays_on():
+    """R27: `event_can_happen` answers for the card play after Super Materials (no event),
+    and the heuristic, which values events by playing them on a copy, chooses a legal
+    action there (it tried "play as event" and was refused: the sanitizer run found it)."""
+    from agents.heuristic import HeuristicAgent
+
+    g = _super_materials((US1, US3))
+    assert not g.event_can_happen(US1, "usa")
+    assert _super_materials((US1, US3), buy=False).event_can_happen(US1, "usa")
+    agent = HeuristicAgent(seed=3)
+    for _ in range(3):
+        a = agent.act(None, g.action_mask(), g)
+        assert g.action_mask()[a]
+        g.step(a)
+
+
 def test_r27_opponent_card_for_ops_fires_no_event():
     """R27: a China card the US uses for ops after Super Materials fires no event (China's
     +2 reserves of Exchange Rate Unification do not happen); no order is asked."""
