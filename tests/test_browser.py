@@ -197,24 +197,32 @@ def _hidden_from(page: Any, names: set[str], server: str) -> None:
 
 # ------------------------------------------------------------------ tests
 def test_full_game_against_heuristic_through_clicks(page: Any, server: str) -> None:
-    page.goto("/")
-    page.select_option("#agent-side", "usa")
-    page.select_option("#agent-spec", "heuristic")
-    page.click("#start-agent")
-    _wait_choice(page)
-    assert re.match(r"#game=[^&]+&token=.+", page.evaluate("() => location.hash"))
-    # An illegal choice cannot be made: a country with no option is not clickable.
-    before = _state(page)["decision"]
-    page.locator("svg.map .country:not(.legal)").first.click(force=True)
-    page.wait_for_timeout(200)
-    assert _state(page)["decision"] == before
-    started = time.monotonic()
-    taken = _play(page, random.Random(5), shots={1: "board_start.png", 5: "board_midgame.png"})
-    elapsed = time.monotonic() - started
-    assert page.locator("#result").is_visible()
+    # The server deals each game from a fresh seed, and about one game in 300 ends in its
+    # first headline phase (both headlines lower diplomacy: total war, 10.2).  Such a game
+    # is played to its end too, then a new one is started: a full game is the aim.
+    for attempt in range(4):
+        page.goto("/")
+        page.select_option("#agent-side", "usa")
+        page.select_option("#agent-spec", "heuristic")
+        page.click("#start-agent")
+        _wait_choice(page)
+        assert re.match(r"#game=[^&]+&token=.+", page.evaluate("() => location.hash"))
+        if attempt == 0:
+            # An illegal choice cannot be made: a country with no option is not clickable.
+            before = _state(page)["decision"]
+            page.locator("svg.map .country:not(.legal)").first.click(force=True)
+            page.wait_for_timeout(200)
+            assert _state(page)["decision"] == before
+        started = time.monotonic()
+        taken = _play(page, random.Random(5 + attempt),
+                      shots={1: "board_start.png", 5: "board_midgame.png"})
+        elapsed = time.monotonic() - started
+        assert page.locator("#result").is_visible()
+        assert "wins" in page.locator("#result").inner_text() or \
+            "Draw" in page.locator("#result").inner_text()
+        if _state(page)["turn"] > 1:
+            break
     page.screenshot(path=str(SHOTS / "board_end.png"), full_page=True)
-    assert "wins" in page.locator("#result").inner_text() or \
-        "Draw" in page.locator("#result").inner_text()
     assert taken > 20, taken
     print(f"full game: {taken} decisions clicked in {elapsed:.1f} s")
 
