@@ -644,7 +644,9 @@ class Game:
         of the draw pile (the future draws), the opponent's hidden modifier choice,
         and the future dice.  When the opponent is the one to decide, its pending
         decision is asked again on the redrawn hand, so the copy's legal actions never
-        list the real hidden cards.
+        list the real hidden cards; a redrawn hand on which that decision would not be
+        asked (a discard with no card to discard: `player` sees the opponent deciding)
+        is drawn again (:func:`consistent_redraw`).
 
         The draws come from one SplitMix64 stream started at a 64-bit seed: `rng`
         itself when it is an int (0..2**64-1), one raw 64-bit draw of a numpy
@@ -652,11 +654,12 @@ class Game:
         same (docs/native.md, "resample_hidden").
         """
         p = _side(player)
-        seed = resample_seed(rng)
-        g = self.clone()
-        redraw_hidden(g._m, p, seed)
-        g._reask_for(1 - p)
-        return g
+
+        def redraw(seed: int) -> Game:
+            g = self.clone()
+            redraw_hidden(g._m, p, seed)
+            return g
+        return consistent_redraw(self, p, resample_seed(rng), redraw)
 
     def _reask_for(self, side: int) -> None:
         """Ask the pending decision again if it is `side`'s (its hidden cards were redrawn)."""
@@ -738,6 +741,31 @@ def resample_seed(rng: np.random.Generator | int | None) -> int:
     if rng is None:
         return int(np.random.default_rng().bit_generator.random_raw())
     return check_seed(rng)
+
+
+RESAMPLE_TRIES = 64  # redraws before a determinisation keeps an inconsistent decision
+GOLDEN = 0x9E3779B97F4A7C15  # the seed step between tries (SplitMix64's increment)
+
+
+def consistent_redraw(game: Game, p: int, seed: int, redraw: Callable[[int], Game]) -> Game:
+    """`redraw(seed)` with the opponent's pending decision asked again, redrawn at seeds
+    ``seed + k * GOLDEN`` (mod 2**64, k = 1, 2, ...) until the decision pending is the one
+    `p` sees in `game` (who decides, and what kind of decision): a redrawn hand that
+    would skip it contradicts what `p` observes.  After RESAMPLE_TRIES the last redraw
+    is kept (documented in docs/native.md; the real hand always fits)."""
+    want = _public_decision(game)
+    for k in range(RESAMPLE_TRIES):
+        g = redraw((seed + k * GOLDEN) % 2**64)
+        g._reask_for(1 - p)
+        if _public_decision(g) == want:
+            break
+    return g
+
+
+def _public_decision(g: Game) -> tuple[Any, ...]:
+    """What a seat sees of the pending decision without its options."""
+    d = g.decision
+    return (g.is_over,) if d is None else (d.player, d.kind)
 
 
 def redraw_hidden(m: Machine, p: int, seed: int) -> None:

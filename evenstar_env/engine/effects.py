@@ -167,7 +167,11 @@ def draw_cards(m: Machine, p: int, k: int) -> int:
         if not pile:
             pile = np.flatnonzero(s.card_loc == DRAW).tolist()
             if not pile:
-                s.card_loc[s.card_loc == DISCARD] = DRAW
+                back = s.card_loc == DISCARD
+                s.card_loc[back] = DRAW
+                # A card shown in a hand (R20) and reshuffled is no longer known to be there:
+                # whoever draws it again draws it in secret.
+                s.revealed[:, back] = False
                 pile = np.flatnonzero(s.card_loc == DRAW).tolist()
                 if pile:
                     m.ev(EV["reshuffle"], len(pile))

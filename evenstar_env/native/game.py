@@ -22,7 +22,14 @@ from ..engine.machine import Machine
 from ..engine.rng import seed_streams
 from ..engine.state import ARRAYS, State
 from ..events import EVENTS
-from ..game import Game, IllegalActionError, _side, check_seed, resample_seed
+from ..game import (
+    Game,
+    IllegalActionError,
+    _side,
+    check_seed,
+    consistent_redraw,
+    resample_seed,
+)
 from ..snapshot import SnapshotError
 from . import core, tables_for
 from .frames import FRAME_DTYPE, FrameCodec, pending_context, reason_code, reason_text
@@ -466,10 +473,10 @@ class NativeGame(Game):
         p = _SIDE_INDEX.get(player) if isinstance(player, str) else None
         if p is None:
             p = _side(player)  # raises UnknownNameError
-        g = NativeGame._wrap(self.content, core().resample_hidden(
-            self._engine, p, resample_seed(rng)), self.seed)
-        g._reask_for(1 - p)
-        return g
+        def redraw(seed: int) -> NativeGame:
+            return NativeGame._wrap(self.content, core().resample_hidden(
+                self._engine, p, seed), self.seed)
+        return consistent_redraw(self, p, resample_seed(rng), redraw)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickling (and deepcopy) go through the state dict: the engine is not a Python

@@ -239,7 +239,10 @@ int Machine::draw_cards(int p, int k) {
                 if (s.card_loc[i] == DRAW) pile[np++] = i;
             if (np == 0) {
                 for (int i = 0; i < t.nc; ++i)
-                    if (s.card_loc[i] == DISCARD) s.card_loc[i] = DRAW;
+                    if (s.card_loc[i] == DISCARD) {  // reshuffled: no longer known (R20)
+                        s.card_loc[i] = DRAW;
+                        s.revealed[0][i] = s.revealed[1][i] = 0;
+                    }
                 for (int i = 0; i < t.nc; ++i)
                     if (s.card_loc[i] == DRAW) pile[np++] = i;
                 if (np == 0) break;
