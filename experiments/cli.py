@@ -323,8 +323,8 @@ def serve(host: Annotated[str, typer.Option(help="address to listen on (127.0.0.
           = Path("evenstar_games.sqlite"),
           records: Annotated[Path | None, typer.Option(help="folder of game records the "
                                                        "replay page may open")] = None,
-          workers: Annotated[int, typer.Option(min=1, max=64, help="agent processes")] = 2
-          ) -> None:
+          workers: Annotated[int, typer.Option(min=1, max=64, help="agent processes")] = 2,
+          content: ContentOption = "shipped") -> None:
     """Serve the browser board (docs/web.md): play, watch and replay games."""
     try:
         import uvicorn
@@ -336,10 +336,11 @@ def serve(host: Annotated[str, typer.Option(help="address to listen on (127.0.0.
         raise typer.BadParameter(f"{db} is a folder; name a file", param_hint="--db")
     if records is not None and not records.is_dir():
         raise typer.BadParameter(f"{records} is not a folder", param_hint="--records")
+    _check_content(content)
     loopback = host in ("127.0.0.1", "localhost", "::1")
     try:
         app = create_app(db, records, workers, allowed_hosts=(
-            ["127.0.0.1", "localhost", "[::1]"] if loopback else None))
+            ["127.0.0.1", "localhost", "[::1]"] if loopback else None), content=content)
     except Exception as exc:  # sqlite3.Error, OSError: one line
         fail(f"cannot open the game store {db}: {exc}")
     console.print(f"Evenstar board at http://{host}:{port}/ (games in {escape(str(db))})")

@@ -27,12 +27,13 @@ from evenstar_env.content import (
     ContentError,
     ContentSpec,
     as_content,
+    content_from_files,
     content_id,
     fingerprint,
     load_content,
     load_snapshot,
 )
-from evenstar_env.content.source import snapshot_path, write_snapshot
+from evenstar_env.content.source import SNAPSHOT_FORMAT, snapshot_path, write_snapshot
 from evenstar_env.safe_io import read_bounded
 from experiments.files import write_text_atomic
 from experiments.selfplay import GameRecord
@@ -45,10 +46,17 @@ class RecordError(ValueError):
     """A record file that cannot be read or replayed."""
 
 
-def to_json(rec: GameRecord, content: ContentSpec = None) -> dict[str, Any]:
+def to_json(rec: GameRecord, content: ContentSpec = None, inline: bool = False
+            ) -> dict[str, Any]:
+    """The record's JSON; `inline` carries the content's snapshot in it (a record that
+    travels alone, as the browser board's downloads do), unless it is the shipped one."""
     c = as_content(content)
-    return {"format": FORMAT, "content": fingerprint(c), **asdict(rec),
-            "content_id": content_id(c)}
+    out = {"format": FORMAT, "content": fingerprint(c), **asdict(rec),
+           "content_id": content_id(c)}
+    if inline and content_id(c) != content_id(load_content()):
+        out["content_snapshot"] = {"format": SNAPSHOT_FORMAT, "id": content_id(c),
+                                   "files": c.files}
+    return out
 
 
 def keep_content(content: ContentSpec, folder: Path) -> str:
@@ -128,9 +136,11 @@ def content_of(path: Path, data: Any, content: ContentSpec = None) -> Content:
     try:
         if content is not None:
             return as_content(content)
+        if "content_snapshot" in data:
+            return check_layout(path, data, _inline(data))
         cid = data.get("content_id")
         if isinstance(cid, str) and cid.isalnum():
-            return _check_layout(path, data, _snapshot(path, cid))
+            return check_layout(path, data, _snapshot(path, cid))
     except ContentError as exc:
         raise RecordError(f"{path}: {exc}") from None
     shipped = load_content()
@@ -142,6 +152,16 @@ def content_of(path: Path, data: Any, content: ContentSpec = None) -> Content:
         raise RecordError(f"{path}: recorded with {what} before records kept their content: "
                           "pass --content with the folder it was played with")
     return shipped
+
+
+def _inline(data: dict) -> Content:
+    """The content of a record's inline snapshot (:func:`to_json` with ``inline``)."""
+    snap = data["content_snapshot"]
+    if not isinstance(snap, dict) or snap.get("format") != SNAPSHOT_FORMAT:
+        raise ContentError(f"content_snapshot is not a content snapshot ({SNAPSHOT_FORMAT})")
+    if data.get("content_id") not in (None, snap.get("id")):
+        raise ContentError("content_snapshot is not the snapshot its content_id names")
+    return content_from_files(snap.get("files"), snap.get("id"))
 
 
 def _snapshot(path: Path, cid: str) -> Content:
@@ -156,7 +176,8 @@ def _snapshot(path: Path, cid: str) -> Content:
                       "the folder it was played with")
 
 
-def _check_layout(path: Path, data: dict, c: Content) -> Content:
+def check_layout(path: Path, data: dict, c: Content) -> Content:
+    """`c` if the record's layout fingerprint is that of `c`, else RecordError."""
     played = data.get("content", fingerprint(c))
     if played != fingerprint(c):
         raise RecordError(f"{path}: recorded with other game content ({played!r}, its "

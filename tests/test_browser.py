@@ -360,6 +360,42 @@ def test_replay_timeline_jumps(page: Any, server: str, tmp_path: Path) -> None:
     assert page.locator('#hand [data-hand="usa"]').count() == 1
 
 
+def test_a_replay_of_another_deck_is_drawn_with_its_own_cards(page: Any, server: str,
+                                                               tmp_path: Path) -> None:
+    """A record of an overlay deck (a card added, one removed: every later card id moves)
+    carries its content; the board draws its hands with that deck's cards."""
+    from test_content_folders import make_overlay
+
+    from agents.specs import make_agent
+    from evenstar_env.content import load_content
+    from experiments import records
+    from experiments.selfplay import play_game
+
+    deck = load_content(make_overlay(tmp_path / "deck"))
+    rec = records.to_json(play_game(5, {"usa": make_agent("random", 5),
+                                        "china": make_agent("random", 6)}, content=deck),
+                          deck, inline=True)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(rec, ensure_ascii=False), encoding="utf-8")
+    page.goto("/")
+    page.set_input_files("#replay-file", str(path))
+    page.click("#start-replay")
+    page.wait_for_selector("#timeline")
+    rid = re.search(r"replay=([^&]+)", page.evaluate("() => location.hash")).group(1)
+    at = next(m["decision"] for m in _api(server, "GET", f"/api/replays/{rid}")["marks"]
+              if m["phase"] == "action")  # the hands are dealt
+    page.fill("#jump-decision", str(at))
+    page.press("#jump-decision", "Enter")
+    page.wait_for_function("k => document.body.dataset.decision === k", arg=str(at))
+    hands = _api(server, "GET", f"/api/replays/{rid}?at={at}")["hands"]
+    ids = hands["usa"] + hands["china"]
+    shown = page.locator("#hand").inner_text()
+    mine = [deck.cards[i].name for i in ids]
+    shipped = [load_content().cards[i].name for i in ids]
+    assert mine != shipped  # the check tells the two decks apart
+    assert all(name in shown for name in mine), (mine, shown)
+
+
 def _position_with_total_war_risk(server: str) -> tuple[dict, dict]:
     """A hot-seat game played by random API actions until an option risks total war
     (realignments preferred: each lowers diplomacy, R7, toward the risky positions)."""

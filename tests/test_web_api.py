@@ -4,12 +4,14 @@ stale guard, replays and analysis, through FastAPI's TestClient."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from web_helpers import act, client, my_turn, new_game, view
 
 from evenstar_env import Game
-from evenstar_env.content import load_content
+from evenstar_env.content import load_content, load_variant
+from evenstar_env.content.source import write_snapshot
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +233,7 @@ def test_an_agent_that_fails_is_retried_then_reported_in_the_view(monkeypatch) -
 
     calls = []
 
-    def broken(spec: str, state: dict) -> int:
+    def broken(spec: str, state: dict, *content: Any) -> int:
         calls.append(spec)
         raise RuntimeError("the network is on fire")
 
@@ -282,8 +284,23 @@ def test_arena_and_balance_lines_replay_from_the_records_folder(tmp_path) -> Non
         end = cl.get(f"/api/replays/{r.json()['id']}", params={"at": len(base["actions"])})
         assert end.json()["players"] == {"usa": "random", "china": "random"}
         assert end.json()["vp"] == base["vp"]
+        # A game of another rule variant replays on its own content, from the snapshot
+        # that balance studies keep beside their games (content/<id>.json); without it,
+        # the refusal says which snapshot is missing.
         bad = cl.post("/api/replays", json={"path": "games.jsonl", "line": 1})
-        assert bad.status_code == 400 and "variant 'rich'" in bad.json()["error"]
+        assert bad.status_code == 400 and "snapshot" in bad.json()["error"]
+        assert str(tmp_path) not in bad.json()["error"]  # no server path in an answer
+        rich = load_variant({"name": "rich", "rules": {"start_reserves": {"china": 6}}})
+        assert write_snapshot(rich.files, tmp_path) == other["content_id"]
+        r = cl.post("/api/replays", json={"path": "games.jsonl", "line": 1})
+        assert r.status_code == 200, r.text
+        start = cl.get(f"/api/replays/{r.json()['id']}", params={"at": 0}).json()
+        assert start["content_id"] == other["content_id"] != end.json()["content_id"]
+        assert start["reserves"] == Game(3, content=rich).reserves  # the variant's start
+        assert start["reserves"] != Game(3).reserves
+        drawn = cl.get(f"/api/content/{other['content_id']}")
+        assert drawn.status_code == 200 and drawn.json()["content_id"] == other["content_id"]
+        assert cl.get("/api/content/0123456789abcdef").status_code == 404
 
 
 def test_watch_speed_spaces_the_agents_moves() -> None:
@@ -365,10 +382,10 @@ def test_a_slow_search_never_delays_a_quick_agent(monkeypatch) -> None:
 
     release = threading.Event()
 
-    def thinking(spec: str, state: dict) -> int:
+    def thinking(spec: str, state: dict, *content: Any) -> int:
         if spec.startswith("ismcts"):
             release.wait(20)  # a search that takes its time
-        return think("random", state)
+        return think("random", state, *content)
 
     monkeypatch.setattr(sessions, "think", thinking)
     with client() as cl:

@@ -68,7 +68,7 @@ def test_stats_refuse_bad_parameters_and_name_no_game(c, game) -> None:
     (json.dumps({"china": "ismcts:10:1e9"}).encode(), 400),
     (json.dumps({"china": "x" * 81}).encode(), 400),
     (json.dumps({"usa": "heuristic", "china": "human", "hotseat": True}).encode(), 400),
-    (b"x" * 300_000, 413),
+    (b"x" * 1_100_000, 413),
 ])
 def test_create_refuses_bad_bodies(c, body, status) -> None:
     refused(c.post("/api/games", content=body, headers={"content-type": "application/json"}),
@@ -119,7 +119,7 @@ def test_act_refuses_everything_but_the_seat_s_legal_current_action(c, game) -> 
                  json.dumps({"decision": i, "action": [legal[0]]}).encode(),
                  json.dumps({"decision": i, "action": legal[0], "as": "china"}).encode()):
         cases.append((c.post(url, content=body, headers=headers), 400))
-    cases.append((c.post(url, content=b"{" + b" " * 300_000 + b"}", headers=headers), 413))
+    cases.append((c.post(url, content=b"{" + b" " * 1_100_000 + b"}", headers=headers), 413))
     for r, status in cases:
         refused(r, status)
     assert snapshot(c, g) == before  # nothing changed
@@ -170,7 +170,7 @@ def test_replays_refuse_bad_records_paths_and_positions(c, game) -> None:
         (json.dumps({"path": "../../etc/passwd"}).encode(), 400),  # no --records folder
         (json.dumps({"game": g["id"]}).encode(), 403),  # still running
         (json.dumps({"game": "nope"}).encode(), 404),
-        (deep, 400), (b"x" * 300_000, 413),
+        (deep, 400), (b"x" * 1_100_000, 413),
     ]:
         refused(c.post("/api/replays", content=body, headers=headers), status)
     r = c.post("/api/replays", json=rec).json()
@@ -198,7 +198,7 @@ def test_huge_chunked_bodies_are_refused_on_every_post(c, game) -> None:
     before = snapshot(c, g)
 
     def chunks():
-        for _ in range(40):
+        for _ in range(110):  # 1.1 MB in chunks: over MAX_BODY (1 MiB)
             yield b" " * 10_000
 
     headers = {"content-type": "application/json", "X-Seat-Token": g["seats"]["usa"]}

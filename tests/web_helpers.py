@@ -17,8 +17,9 @@ from experiments.web import create_app
 
 @contextmanager
 def client(db: Path | str = ":memory:", records: Path | None = None,
-           max_wait: float = 2.0) -> Iterator[TestClient]:
-    with TestClient(create_app(db, records, workers=2, max_wait=max_wait, processes=False)) as c:
+           max_wait: float = 2.0, content: Any = None) -> Iterator[TestClient]:
+    with TestClient(create_app(db, records, workers=2, max_wait=max_wait, processes=False,
+                               content=content)) as c:
         yield c
 
 

@@ -4,6 +4,7 @@ from .compiled import (
     Content,
     ContentSpec,
     as_content,
+    content_from_files,
     content_id,
     fingerprint,
     load_content,
@@ -13,5 +14,6 @@ from .compiled import (
 )
 from .loader import DATA_DIR, ContentError
 
-__all__ = ["Content", "ContentError", "ContentSpec", "DATA_DIR", "as_content", "content_id",
-           "fingerprint", "load_content", "load_snapshot", "load_variant", "play_fingerprint"]
+__all__ = ["Content", "ContentError", "ContentSpec", "DATA_DIR", "as_content",
+           "content_from_files", "content_id", "fingerprint", "load_content",
+           "load_snapshot", "load_variant", "play_fingerprint"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .loader import DATA_DIR, RawContent, _validate, walk
+from .loader import DATA_DIR, ContentError, RawContent, _validate, walk
 from .schema import Card, HistoryCard, Selector, Variant
 
 SIDE_INDEX = {"usa": 0, "china": 1, "neutral": 2}
@@ -274,6 +274,30 @@ def load_snapshot(path: Path) -> Content:
     from .source import read_snapshot
 
     return Content(RawContent(path.parent, files=read_snapshot(path)), f"snapshot {path.stem}")
+
+
+_FROM_FILES: dict[str, Content] = {}  # content id -> content built from its raw files
+
+
+def content_from_files(files: Any, cid: Any = None) -> Content:
+    """The content of a snapshot's raw `files` (file name -> TOML table), validated as a
+    folder is; `cid` (if given) must be their id (ContentError otherwise).  Kept by id."""
+    from .source import content_id as files_id
+
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, dict)
+                                              for k, v in files.items()):
+        raise ContentError("a content snapshot's files must be an object of file tables")
+    real = files_id(files)
+    if cid is not None and cid != real:
+        raise ContentError(f"the content snapshot was altered (its id {str(cid)[:40]!r} "
+                           f"does not match its files, {real})")
+    if real not in _FROM_FILES:
+        if len(_FROM_FILES) >= 16:
+            _FROM_FILES.pop(next(iter(_FROM_FILES)))
+        c = Content(RawContent(DATA_DIR, files=files), f"snapshot {real}")
+        c._content_id = real
+        _FROM_FILES[real] = c
+    return _FROM_FILES[real]
 
 
 @lru_cache(maxsize=32)

@@ -1,14 +1,15 @@
 """The web server: FastAPI routes over the live games, the store and the replays.
 
-``create_app(db_path, records_dir=None)`` builds the app; ``evenstar serve`` runs it under
-uvicorn.  Every refused request is a 4xx ``{"error": "one line"}`` and changes nothing.
-The API is documented by FastAPI's own OpenAPI (``/openapi.json``, ``/api/docs``) and in
-docs/web.md.
+``create_app(db_path, records_dir=None, content=None)`` builds the app; ``evenstar serve``
+runs it under uvicorn.  Every refused request is a 4xx ``{"error": "one line"}`` and
+changes nothing.  The API is documented by FastAPI's own OpenAPI (``/openapi.json``,
+``/api/docs``) and in docs/web.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import sqlite3
@@ -24,18 +25,19 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from evenstar_env.content import load_content
+from evenstar_env.content import Content, ContentSpec, as_content, content_id
 from evenstar_env.engine.actions import ActionSpace
+from experiments import records
 from experiments.selfplay import GameRecord
 
 from .analysis import analyse
 from .replays import Replay, record_from_data, record_from_file
-from .sessions import HUMAN, MAX_SPEED, OFFERED, ApiError, LiveGame, Sessions
+from .sessions import HUMAN, MAX_SPEED, ApiError, LiveGame, Sessions, offered
 from .store import Store
 from .view import SEATS, content_json, game_view
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_BODY = 256 * 1024  # a record is a few kB; anything far larger is refused (413)
+MAX_BODY = 1024 * 1024  # a record with its content snapshot is ~0.25 MB; larger: refused (413)
 MAX_WAIT = 25.0  # seconds a long-poll waits at most
 REPLAY_CACHE = 16
 TOKEN_HEADER = "X-Seat-Token"
@@ -123,19 +125,32 @@ async def _too_large(scope: dict, receive: Any, send: Any, limit: int) -> None:
 # ------------------------------------------------------------------ the app
 def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None = None,
                workers: int = 2, max_wait: float = MAX_WAIT, processes: bool = True,
-               allowed_hosts: list[str] | None = None) -> FastAPI:
+               allowed_hosts: list[str] | None = None, content: ContentSpec = None
+               ) -> FastAPI:
     """The web app over the SQLite store at `db_path` (records for replays under
-    `records_dir`); the agents think in `workers` processes (threads if not `processes`);
+    `records_dir`), new games playing `content` (a content folder or overlay; default the
+    shipped edition); the agents think in `workers` processes (threads if not `processes`);
     requests naming another Host than `allowed_hosts` (when given) are refused (400), so a
     web page cannot reach a server on this machine by DNS rebinding."""
     store = Store(db_path)
-    sessions = Sessions(store, workers, processes)
-    content = load_content()
-    space = ActionSpace.for_content(content)
-    static_content = json.dumps(content_json(content, ["human", *OFFERED], space),
-                                ensure_ascii=False).encode()
+    sessions = Sessions(store, workers, processes, as_content(content))
     folder = Path(records_dir) if records_dir is not None else None
     replays: OrderedDict[str, Replay] = OrderedDict()
+    drawn: OrderedDict[str, bytes] = OrderedDict()  # content id -> its /api/content JSON
+
+    def content_bytes(c: Content) -> bytes:
+        """A content's static data for the client (kept for the last few contents)."""
+        cid = content_id(c)
+        if cid not in drawn:
+            drawn[cid] = json.dumps(content_json(c, ["human", *offered(c)],
+                                                 ActionSpace.for_content(c)),
+                                    ensure_ascii=False).encode()
+            while len(drawn) > REPLAY_CACHE:
+                drawn.popitem(last=False)
+        drawn.move_to_end(cid)
+        return drawn[cid]
+
+    content_bytes(sessions.content)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ANN202
@@ -207,12 +222,27 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
             data = store.replay(replay_id) if len(replay_id) <= 64 else None
             if data is None:
                 raise ApiError(404, f"no replay {replay_id[:40]!r}")
-            r = Replay.build(record_from_data(data))
+            r = Replay.build(*played(data))
             replays[replay_id] = r
             while len(replays) > REPLAY_CACHE:
                 replays.popitem(last=False)
         replays.move_to_end(replay_id)
         return r
+
+    def played(data: Any) -> tuple[GameRecord, Content]:
+        """A posted or stored record and its content: a content id this server keeps
+        (its own, or that of a game or replay here), else as records.content_of finds it."""
+        cid = data.get("content_id") if isinstance(data, dict) else None
+        known = None
+        if isinstance(cid, str) and "content_snapshot" not in data:
+            with contextlib.suppress(ApiError):
+                known = sessions.content_of(cid)
+        if known is not None:
+            try:
+                records.check_layout(Path("record"), data, known)
+            except records.RecordError as exc:
+                raise ApiError(400, str(exc)[:300]) from None
+        return record_from_data(data, content=known)
 
     # -------------------------------------------------------------- routes
     @app.get("/", include_in_schema=False)
@@ -228,13 +258,22 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     @app.get("/api/content", summary="Static data for drawing the board",
              response_class=JSONResponse)
     async def get_content() -> Response:
-        return Response(static_content, media_type="application/json")
+        return Response(content_bytes(sessions.content), media_type="application/json")
+
+    @app.get("/api/content/{cid}", summary="Static data of the content a game or replay "
+             "was played with (its view's content_id)", response_class=JSONResponse)
+    async def get_content_of(cid: str) -> Response:
+        known = {content_id(r.content): r.content for r in replays.values()}
+        c = known.get(cid) or sessions.content_of(cid)
+        return Response(content_bytes(c), media_type="application/json")
 
     @app.get("/api/agents", summary="The agent specs a game may name")
     async def get_agents() -> dict[str, Any]:
-        return {"agents": list(OFFERED), "forms": ["human", "heuristic", "learned", "random",
-                                                   "cautious", "alphaism[:SIMS|SECONDSs]",
-                                                   "ismcts[:ITER[:SECONDS]]"]}
+        forms = ["human", "heuristic", "learned", "random", "cautious",
+                 "alphaism[:SIMS|SECONDSs]", "ismcts[:ITER[:SECONDS]]"]
+        mine = offered(sessions.content)
+        return {"agents": mine, "forms": [f for f in forms if f.partition("[")[0] in
+                                          {"human", *(a.partition(":")[0] for a in mine)}]}
 
     @app.get("/api/stats", summary="Games in progress and the agents' move times")
     async def stats(last: Annotated[int, Query(ge=1, le=10_000)] = 10_000) -> dict[str, Any]:
@@ -323,18 +362,18 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     @app.post("/api/replays", summary="Load a record for replay")
     async def new_replay(body: Annotated[Any, Body()]) -> dict[str, Any]:
         if isinstance(body, dict) and set(body) <= {"path", "line"} and "path" in body:
-            rec = record_from_file(folder, body["path"], body.get("line", 0))
+            rec, c = record_from_file(folder, body["path"], body.get("line", 0))
         elif isinstance(body, dict) and set(body) == {"game"}:
             live = await sessions.get(str(body["game"]))
             if not live.game.is_over:
                 raise ApiError(403, "a game is replayed once it is over")
-            rec = record_from_data(_record_json(live))
+            rec, c = played(_record_json(live))
         else:
-            rec = record_from_data(body)
+            rec, c = played(body)
         rid = secrets.token_urlsafe(9)
-        data = _record_dict(rec)
-        store.add_replay(rid, data)
-        r = replays[rid] = Replay.build(rec)
+        store.keep_content(content_id(c), c.files)  # the replay survives a restart
+        store.add_replay(rid, records.to_json(rec, c))
+        r = replays[rid] = Replay.build(rec, c)
         return {"id": rid, "decisions": r.decisions, "marks": r.marks}
 
     @app.get("/api/replays/{replay_id}", summary="The full view after K decisions")
@@ -354,15 +393,11 @@ def _undo_seats(live: LiveGame, seat: str) -> list[str]:
 
 
 def _record_json(live: LiveGame) -> dict[str, Any]:
+    """A finished game's record, carrying its content's snapshot where it is not the
+    shipped edition (the record replays anywhere, after any edit)."""
     g = live.game
     rec = GameRecord(live.stored.seed, dict(live.stored.players), list(live.actions))
     if g.result is not None:
         rec.winner, rec.reason = g.result
     rec.turn, rec.vp = g.turn, g.vp
-    return _record_dict(rec)
-
-
-def _record_dict(rec: GameRecord) -> dict[str, Any]:
-    from experiments import records
-
-    return records.to_json(rec)
+    return records.to_json(rec, g.content, inline=True)

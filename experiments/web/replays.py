@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evenstar_env import Game
+from evenstar_env.content import Content
 from experiments import records
 from experiments.selfplay import GameRecord
 
@@ -25,15 +26,16 @@ class Replay:
     after each decision, and a mark at every new turn and action round."""
 
     record: GameRecord
+    content: Content
     entries: list[dict[str, Any]] = field(default_factory=list)  # the whole log, all shown
     log_at: list[int] = field(default_factory=list)  # log length after k decisions
     snapshots: dict[int, Game] = field(default_factory=dict)
     marks: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def build(cls, rec: GameRecord) -> Replay:
-        r = cls(rec)
-        g = new_game(rec.seed)
+    def build(cls, rec: GameRecord, content: Content) -> Replay:
+        r = cls(rec, content)
+        g = new_game(rec.seed, content)
         last = None
         for k in range(len(rec.actions) + 1):
             if k % SNAPSHOT_EVERY == 0:
@@ -69,9 +71,13 @@ class Replay:
         return v
 
 
-def record_from_file(folder: Path | None, name: Any, line: Any) -> GameRecord:
+Played = tuple[GameRecord, Content]  # a record and the content it was played with
+
+
+def record_from_file(folder: Path | None, name: Any, line: Any) -> Played:
     """A record from a file under `folder` (a .json record, or line `line` of a .jsonl arena
-    or balance file); names outside the folder are refused."""
+    or balance file) and its content (its snapshot beside it); names outside the folder
+    are refused."""
     if folder is None:
         raise ApiError(400, "this server was started without --records: send the record itself")
     if not isinstance(name, str) or not name or "\x00" in name:
@@ -82,9 +88,9 @@ def record_from_file(folder: Path | None, name: Any, line: Any) -> GameRecord:
         raise ApiError(404, f"no record {name[:80]!r} under the records folder")
     if path.suffix != ".jsonl":
         try:
-            return records.load(path)
+            return records.load_played(path)
         except records.RecordError as exc:
-            raise ApiError(400, str(exc)[:300]) from None
+            raise ApiError(400, str(exc)[:300].replace(str(root), "<records>")) from None
     if isinstance(line, bool) or not isinstance(line, int) or line < 0:
         raise ApiError(400, "line must be a line number (0 = the first game) of the .jsonl")
     with path.open("rb") as fh:
@@ -96,18 +102,27 @@ def record_from_file(folder: Path | None, name: Any, line: Any) -> GameRecord:
         data = json.loads(rows[line])
     except json.JSONDecodeError as exc:
         raise ApiError(400, f"{name} line {line}: invalid JSON ({exc.msg})") from None
-    return record_from_data(data, f"{name} line {line}")
+    return record_from_data(data, path, content=None, where=f"{name} line {line}",
+                            root=root)
 
 
-def record_from_data(data: Any, where: str = "record") -> GameRecord:
-    """A record from its JSON (checked: every action legal in order), else ApiError 400."""
+def record_from_data(data: Any, path: Path | str = "record", content: Content | None = None,
+                     where: str | None = None, root: Path | None = None) -> Played:
+    """A record from its JSON (checked: every action legal in order) and its content:
+    `content` if given, else its inline snapshot, its snapshot beside `path`, or the
+    shipped edition (records.content_of); else ApiError 400 saying why."""
     try:
-        rec = records.from_data(data, where)
+        rec, played = records.played_from_data(data, path, content)
     except (records.RecordError, RecursionError) as exc:
-        variant = data.get("variant") if isinstance(data, dict) else None
-        note = (f" (a balance-study game of rule variant {str(variant)[:60]!r}: only games "
-                "of the shipped rules replay here)" if variant else "")
-        raise ApiError(400, str(exc)[:300] + note) from None
+        message = str(exc)
+        if where is not None:
+            message = message.replace(str(path), where)
+        if root is not None:
+            message = message.replace(str(root), "<records>")
+        if "snapshot" in message and where is None:
+            message += (" (send the record as the board saves it, with its content_snapshot, "
+                        "or open it from the server's --records folder with its content/)")
+        raise ApiError(400, message[:400]) from None
     if isinstance(data, dict) and not rec.agents and {"usa", "china"} <= data.keys():
         rec.agents = {s: str(data[s]) for s in ("usa", "china")}  # a balance-study line
-    return rec
+    return rec, played

@@ -21,6 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evenstar_env import Game
+from evenstar_env.content import (
+    Content,
+    ContentError,
+    content_from_files,
+    content_id,
+    fingerprint,
+    load_content,
+)
 
 from .store import Store, StoredGame
 from .thinking import make_pool, think
@@ -45,10 +53,11 @@ class ApiError(Exception):
         self.status, self.message = status, message
 
 
-def new_game(seed: int) -> Game:
-    """A game on the Python engine recording its event stream (the log, docs/events.md) and
-    its chance trace (for undo, as the terminal game's)."""
-    g = Game(seed, events=True, backend="python")
+def new_game(seed: int, content: Content | None = None) -> Game:
+    """A game of `content` (default: the shipped edition) on the Python engine recording
+    its event stream (the log, docs/events.md) and its chance trace (for undo, as the
+    terminal game's)."""
+    g = Game(seed, events=True, backend="python", content=content)
     g._m.trace = []
     return g
 
@@ -110,10 +119,10 @@ class LiveGame:
         self.changed = asyncio.Event()
 
 
-def rebuild(stored: StoredGame) -> LiveGame:
-    """A live game from its seed and actions (the engine is deterministic)."""
+def rebuild(stored: StoredGame, content: Content | None = None) -> LiveGame:
+    """A live game from its seed, content and actions (the engine is deterministic)."""
     actions, stored.actions = stored.actions, []
-    live = LiveGame(stored, new_game(stored.seed))
+    live = LiveGame(stored, new_game(stored.seed, content))
     for a in actions:
         live.step(a)
     return live
@@ -122,8 +131,14 @@ def rebuild(stored: StoredGame) -> LiveGame:
 class Sessions:
     """All live games of a server, their store and the agents' worker threads."""
 
-    def __init__(self, store: Store, workers: int = 2, processes: bool = True) -> None:
+    def __init__(self, store: Store, workers: int = 2, processes: bool = True,
+                 content: Content | None = None) -> None:
         self.store = store
+        # New games play `content`; each game keeps the id of the content it was started
+        # with (its snapshot in the store), so it resumes and replays after any edit.
+        self.content = content or load_content()
+        self.content_id = content_id(self.content)
+        store.keep_content(self.content_id, self.content.files)
         self.workers, self.processes = workers, processes
         self.games: dict[str, LiveGame] = {}  # loaded games, least recently used first
         self._loading: dict[str, asyncio.Future] = {}
@@ -202,7 +217,7 @@ class Sessions:
                                 "finish one or try later")
         for seat in SEATS:
             if players[seat] != HUMAN:
-                check_spec(players[seat], seat)
+                check_spec(players[seat], seat, self.content)
         humans = [s for s in SEATS if players[s] == HUMAN]
         if options.get("hotseat") and len(humans) != 2:
             raise ApiError(400, "hotseat needs both seats human")
@@ -213,8 +228,8 @@ class Sessions:
         else:
             tokens.update({s: secrets.token_urlsafe(24) for s in humans})
         stored = StoredGame(secrets.token_urlsafe(9), secrets.randbits(SEED_BITS), players,
-                            options, tokens, False)
-        live = LiveGame(stored, new_game(stored.seed))
+                            options, tokens, False, content=self.content_id)
+        live = LiveGame(stored, new_game(stored.seed, self.content))
         self.store.create(stored)
         self._evict(1)
         self.games[stored.id] = live
@@ -233,7 +248,9 @@ class Sessions:
             if stored is None:
                 raise ApiError(404, f"no game {game_id[:40]!r}")
             loop = asyncio.get_running_loop()
-            self._loading[game_id] = loop.run_in_executor(self.threads, rebuild, stored)
+            content = self.content_of(stored.content)
+            self._loading[game_id] = loop.run_in_executor(self.threads, rebuild, stored,
+                                                          content)
         try:
             live = await asyncio.shield(self._loading[game_id])
         finally:
@@ -245,6 +262,22 @@ class Sessions:
             self.games[game_id] = live
             self.kick(live)
         return self.games[game_id]
+
+    def content_of(self, cid: str | None) -> Content:
+        """The content a content id names: this server's, a snapshot kept in the store, or
+        (None: a game stored before games kept their content) the shipped edition; 404 for
+        an id the store does not hold."""
+        if cid is None:
+            return load_content()
+        if cid == self.content_id:
+            return self.content
+        files = self.store.content(cid) if cid.isalnum() and len(cid) <= 64 else None
+        if files is None:
+            raise ApiError(404, f"no content {cid[:40]!r} on this server")
+        try:
+            return content_from_files(files, cid)
+        except ContentError as exc:  # a damaged store: one line, nothing played
+            raise ApiError(500, f"content {cid} cannot be loaded: {exc}"[:300]) from None
 
     def _evict(self, room: int) -> None:
         """Make room for `room` more games within MAX_LOADED in memory: finished and idle
@@ -282,7 +315,8 @@ class Sessions:
         try:
             self.store.append(live.id, len(live.actions) - 1, action, g.is_over)
         except sqlite3.Error as exc:  # not stored: not taken (the game is replayed without it)
-            fresh = rebuild(dataclasses.replace(live.stored, actions=live.actions[:-1]))
+            fresh = rebuild(dataclasses.replace(live.stored, actions=live.actions[:-1]),
+                            live.game.content)
             live.stored, live.game, live.log_cache = fresh.stored, fresh.game, {}
             live.actors, live.chance_marks = fresh.actors, fresh.chance_marks
             log.error("game %s: a move could not be stored: %s", live.id, exc)
@@ -317,7 +351,8 @@ class Sessions:
             raise ApiError(409, i)
         at = len(live.actions)
         shorter = dataclasses.replace(live.stored, actions=live.actions[:i])
-        fresh = await asyncio.get_running_loop().run_in_executor(self.threads, rebuild, shorter)
+        fresh = await asyncio.get_running_loop().run_in_executor(self.threads, rebuild, shorter,
+                                                                 live.game.content)
         if len(live.actions) != at:
             raise ApiError(409, "the game moved on while undoing; nothing was undone")
         self.store.truncate(live.id, i)
@@ -366,8 +401,11 @@ class Sessions:
             t0 = time.perf_counter()
             at = len(live.actions)
             state = live.game.state.to_dict()
+            c = live.game.content
+            files = None if content_id(c) == shipped_id() else c.files  # workers know that
             try:
-                action = await loop.run_in_executor(self.pool_for(spec), think, spec, state)
+                action = await loop.run_in_executor(self.pool_for(spec), think, spec, state,
+                                                    files, content_id(c))
                 if len(live.actions) != at or live.game.is_over:
                     continue  # the game moved on meanwhile (an undo): think again
                 self.apply(live, at, action)
@@ -398,16 +436,36 @@ def pool_kind(spec: str) -> str:
     return "search" if spec.partition(":")[0] in MAX_SEARCH else "quick"
 
 
-def check_spec(spec: str, seat: str) -> None:
+NETWORKS = ("learned", "alphaism")  # agents of the shipped network (its deck layout only)
+
+
+def shipped_id() -> str:
+    """The shipped edition's content id (the workers load it themselves)."""
+    return content_id(load_content())
+
+
+def offered(content: Content | None = None) -> list[str]:
+    """The agent specs offered for games of `content`: the shipped network's agents only
+    where its deck has the shipped layout (the network reads cards by their index)."""
+    same = content is None or fingerprint(content) == fingerprint(load_content())
+    return [a for a in OFFERED if same or a.partition(":")[0] not in NETWORKS]
+
+
+def check_spec(spec: str, seat: str, content: Content | None = None) -> None:
     """An agent spec a web client may ask for: the shipped networks only (no paths on the
-    server's disk) and search budgets within bounds (ApiError 400 otherwise)."""
+    server's disk; on content of the shipped layout) and search budgets within bounds
+    (ApiError 400 otherwise)."""
     from agents.specs import alphaism_options
 
     kind, _, arg = spec.partition(":")
 
     def refuse(why: str) -> ApiError:
         return ApiError(400, f"{seat}: agent {spec[:60]!r} refused: {why}; offered: "
-                             f"human, {', '.join(OFFERED)}")
+                             f"human, {', '.join(offered(content))}")
+
+    if kind in NETWORKS and kind not in {a.partition(":")[0] for a in offered(content)}:
+        raise refuse(f"{kind} was trained on the shipped deck and cannot read this server's "
+                     f"content ({content.source if content else 'shipped'})")
 
     if kind in ("heuristic", "learned", "cautious", "random"):
         if arg:

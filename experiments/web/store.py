@@ -1,7 +1,8 @@
 """The SQLite game store (stdlib sqlite3, WAL): each game's players, seed, options, seat
-tokens and action list, and the replays loaded.  Every write is committed before the
-server answers, so a SIGKILL loses no completed decision; the engine is deterministic, so
-seed + actions rebuild a game exactly."""
+tokens, content id and action list, the replays loaded, and the content snapshots the
+games and replays were played with (so a game replays after any later edit).  Every write
+is committed before the server answers, so a SIGKILL loses no completed decision; the
+engine is deterministic, so seed + content + actions rebuild a game exactly."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ CREATE TABLE IF NOT EXISTS actions (
     PRIMARY KEY (game, idx));
 CREATE TABLE IF NOT EXISTS replays (
     id TEXT PRIMARY KEY, created REAL NOT NULL, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS contents (
+    id TEXT PRIMARY KEY, files TEXT NOT NULL);
 """
 
 
@@ -35,6 +38,7 @@ class StoredGame:
     tokens: dict[str, str | None]
     over: bool
     actions: list[int] = field(default_factory=list)
+    content: str | None = None  # the content id (None: a game stored before, the shipped)
 
 
 class Store:
@@ -50,6 +54,9 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a crash
             self._db.executescript(SCHEMA)
+            columns = [r[1] for r in self._db.execute("PRAGMA table_info(games)")]
+            if "content" not in columns:  # a store written before games kept their content
+                self._db.execute("ALTER TABLE games ADD COLUMN content TEXT")
 
     def _write(self, statements: list[tuple[str, tuple]]) -> None:
         """Run the statements in one transaction, committed before returning."""
@@ -64,10 +71,22 @@ class Store:
             self._db.execute("COMMIT")
 
     def create(self, g: StoredGame) -> None:
-        self._write([("INSERT INTO games (id, created, seed, players, options, tokens, over) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        self._write([("INSERT INTO games (id, created, seed, players, options, tokens, over, "
+                      "content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                       (g.id, time.time(), str(g.seed), json.dumps(g.players),
-                       json.dumps(g.options), json.dumps(g.tokens), int(g.over)))])
+                       json.dumps(g.options), json.dumps(g.tokens), int(g.over), g.content))])
+
+    def keep_content(self, cid: str, files: dict[str, Any]) -> None:
+        """Keep a content snapshot (once: content ids are hashes of the files)."""
+        self._write([("INSERT OR IGNORE INTO contents (id, files) VALUES (?, ?)",
+                      (cid, json.dumps(files, ensure_ascii=False, default=str)))])
+
+    def content(self, cid: str) -> dict[str, Any] | None:
+        """The files of a kept content snapshot, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT files FROM contents WHERE id = ?",
+                                   (cid,)).fetchone()
+        return None if row is None else json.loads(row[0])
 
     def append(self, game_id: str, idx: int, action: int, over: bool) -> None:
         """Record decision `idx` of a game (and whether the game is now over)."""
@@ -83,13 +102,14 @@ class Store:
                      ("UPDATE games SET over = 0 WHERE id = ?", (game_id,))])
 
     def _row(self, row: tuple) -> StoredGame:
-        gid, seed, players, options, tokens, over = row
+        gid, seed, players, options, tokens, over, content = row
         return StoredGame(gid, int(seed), json.loads(players), json.loads(options),
-                          json.loads(tokens), bool(over))
+                          json.loads(tokens), bool(over), content=content)
 
     def load(self, game_id: str) -> StoredGame | None:
         with self._lock:
-            row = self._db.execute("SELECT id, seed, players, options, tokens, over FROM games "
+            row = self._db.execute("SELECT id, seed, players, options, tokens, over, content "
+                                   "FROM games "
                                    "WHERE id = ?", (game_id,)).fetchone()
             if row is None:
                 return None

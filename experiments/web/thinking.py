@@ -1,7 +1,8 @@
 """Where the agents think: worker processes (the server's default) or threads, never the
 event loop.  A move is asked with the game's state (``State.to_dict``), rebuilt in the
-worker on the native core where it is built (the agents are many times faster on it);
-each worker keeps one agent per spec."""
+worker on the native core where it is built (the agents are many times faster on it),
+with the game's content (sent along unless it is the shipped edition); each worker keeps
+one agent per spec."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any
 
 from agents.specs import make_agent
 from evenstar_env import Game
-from evenstar_env.content import load_content
+from evenstar_env.content import content_from_files, load_content
 
 _local = threading.local()  # one agent cache per worker thread (and so per process)
 
@@ -28,11 +29,13 @@ def agent_for(spec: str) -> Any:
     return cache[spec]
 
 
-def position(state: dict[str, Any]) -> Game:
-    """The game of a state snapshot, on the native core where it is built."""
+def position(state: dict[str, Any], files: dict[str, Any] | None = None,
+             cid: str | None = None) -> Game:
+    """The game of a state snapshot of the content of `files` (a snapshot's raw files, id
+    `cid`; None: the shipped edition), on the native core where it is built."""
     from evenstar_env import native
 
-    content = load_content()
+    content = load_content() if files is None else content_from_files(files, cid)
     if native.resolve(None) == "native":
         from evenstar_env.native.game import NativeGame
 
@@ -42,9 +45,11 @@ def position(state: dict[str, Any]) -> Game:
     return Game(content=content, _state=State.from_dict(state))
 
 
-def think(spec: str, state: dict[str, Any]) -> int:
-    """The move agent `spec` makes in the position of `state`."""
-    g = position(state)
+def think(spec: str, state: dict[str, Any], files: dict[str, Any] | None = None,
+          cid: str | None = None) -> int:
+    """The move agent `spec` makes in the position of `state` (of the content of `files`,
+    :func:`position`)."""
+    g = position(state, files, cid)
     return int(agent_for(spec).act(None, g.action_mask(), g))
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from evenstar_env import Game
-from evenstar_env.content import Content
+from evenstar_env.content import Content, content_id
 from evenstar_env.engine.board import controllers, score_all
 from evenstar_env.engine.constants import (
     C_ANTI_US,
@@ -179,7 +179,7 @@ def game_view(game: Game, *, seat: str | None, reveal: bool = False, log_from: i
     own = SEATS.index(seat) if seat in SEATS else None
     hands = {side: _cards_at(s, HAND[p]) for p, side in enumerate(SEATS)}
     view: dict[str, Any] = {
-        "seat": seat, "over": game.is_over,
+        "seat": seat, "over": game.is_over, "content_id": content_id(c),
         "result": (None if game.result is None else
                    {"winner": game.result.winner, "reason": game.result.reason}),
         "turn": int(game.turn), "era": _era(game), "phase": game.phase,
@@ -255,7 +255,8 @@ def content_json(content: Content, agents: list[str], space: Any) -> dict[str, A
     offsets = {k: int(getattr(space, k)) for k in
                ("card0", "country0", "mode0", "order0", "mod0", "spend0", "yes", "no",
                 "option0", "done", "n")}
-    return {"countries": countries, "regions": regions, "cards": cards, "history": history,
+    return {"content_id": content_id(c), "countries": countries, "regions": regions,
+            "cards": cards, "history": history,
             "tracks": tracks, "actions": offsets, "modes": list(MODES),
             "modifiers": [{"name": k, "value": v, "cost": r.modifier_costs[k]}
                           for k, v in MODIFIERS],

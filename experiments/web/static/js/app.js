@@ -11,7 +11,7 @@ import { renderStart } from "./start.js";
 
 const $ = (id) => document.getElementById(id);
 const S = {
-  content: null, map: null, route: {}, view: null, log: [], gen: 0, busy: false,
+  content: null, home: null, map: null, route: {}, view: null, log: [], gen: 0, busy: false,
   shown: null,  // hot-seat: the seat whose hand may be on screen now
   analysisOn: false,
 };
@@ -124,7 +124,20 @@ function passScreen(seat) {
   el.dataset.kind = "pass";
 }
 
+/** Draw with the content a game or replay was played with (its view's content_id): a
+ *  server's games may be of another content than its own, and a replay of any. */
+async function useContent(cid) {
+  S.content = await api(`/api/content/${encodeURIComponent(cid)}`);
+  mountMap();
+}
+
 function show(v) {
+  if (v.content_id && S.content && v.content_id !== S.content.content_id) {
+    const gen = S.gen;
+    useContent(v.content_id).then(() => { if (gen === S.gen || v.mode === "replay") show(v); })
+      .catch((e) => toast(t("error", e.message)));
+    return;
+  }
   if (S.view && S.view.id === v.id && v.mode !== "replay" && v.decision_index < S.view.decision_index &&
       !S.undone) return;  // a late long-poll answer: keep the newer view
   const same = S.view && S.view.id === v.id && S.view.decision_index === v.decision_index &&
@@ -276,7 +289,7 @@ async function route() {
     loadReplay(r.at || 0).catch((e) => toast(t("error", e.message)));
   } else {
     showGame(false);
-    renderStart(S.content, { toast, go: (hash) => { location.hash = hash; } });
+    renderStart(S.home, { toast, go: (hash) => { location.hash = hash; } });
   }
 }
 
@@ -286,15 +299,19 @@ function showGame(on) {
   $("stats").classList.toggle("hidden", !on);
 }
 
-async function main() {
-  setLang(getLang());
-  staticLabels();
-  S.content = await api("/api/content");
+function mountMap() {
   S.map = drawMap($("map-host"), S.content, (action) => {
     const d = S.view && S.view.decision;
     const o = d && (d.options || []).find((x) => x.action === action);
     if (o) pick(o);
   });
+}
+
+async function main() {
+  setLang(getLang());
+  staticLabels();
+  S.content = S.home = await api("/api/content");  // the content of this server's new games
+  mountMap();
   $("lang-btn").addEventListener("click", () => {
     setLang(getLang() === "en" ? "zh" : "en");
     staticLabels();
@@ -302,7 +319,7 @@ async function main() {
     if (S.route.game || S.route.replay) {
       render();
       if (S.route.replay && S.view) renderReplayBar(S.view);
-    } else renderStart(S.content, { toast, go: (hash) => { location.hash = hash; } });
+    } else renderStart(S.home, { toast, go: (hash) => { location.hash = hash; } });
   });
   $("home-btn").addEventListener("click", () => { location.hash = ""; });
   let zoom = Number(localStorage.getItem("evenstar.zoom") || 1);
