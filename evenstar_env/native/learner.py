@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..conventions import as_int_or_repr
 from ..engine.constants import M_DECISIONS, SIDES
 from ..game import IllegalActionError
 from .batch import NativeBatch
@@ -75,7 +76,8 @@ class NativeLearner:
             bad = np.flatnonzero(live & ((acts < 0) | ~ok))
             if bad.size:
                 i = int(bad[0])
-                raise IllegalActionError(f"slot {i}: action {actions[i]!r} is not legal")
+                raise IllegalActionError(f"slot {i}: action {as_int_or_repr(actions[i])} "
+                                         "is not legal")
         for i in restart:
             env.slots.next(int(i))
         self._start(restart)
@@ -186,8 +188,6 @@ class NativeLearner:
     def _end_info(self, i: int, action: Any, illegal: bool, truncated: bool,
                   by_learner: bool) -> dict[str, Any]:
         """What the info of row i's ended episode adds (LearnerGame's keys)."""
-        from ..conventions import as_int_or_repr
-
         if illegal:
             return {"illegal_action": True, "illegal_action_id": as_int_or_repr(action),
                     "result": "illegal action", "winner": SIDES[1 - int(self.me[i])],
