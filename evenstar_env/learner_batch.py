@@ -32,6 +32,8 @@ from .engine.constants import SIDES
 from .game import IllegalActionError
 from .learner_game import batch_policy
 from .native.batch import NativeBatch
+from .native.frames import reason_text
+from .native.game import state_dtype
 from .wrappers import SIDE_OPTIONS
 
 
@@ -82,7 +84,7 @@ class NativeLearnerBatch:
             raise ValueError(f"opponent must be 'random', 'learned[:PATH]' or a batch policy "
                              f"(a callable on (obs, mask)), not {opponent!r}")
         self._observes = getattr(self.opponent, "observes", True)
-        self.batch = NativeBatch(n, 0, threads, self.content)
+        self._new_batch(0)
         self.obs = np.zeros((n, self.batch.obs_size), dtype=np.float32)
         self.me = np.zeros(n, dtype=np.int32)
         self._opp = np.ones(n, dtype=np.int32)  # the opponent's side: 1 - me
@@ -101,7 +103,7 @@ class NativeLearnerBatch:
         observations."""
         if seed is None:
             seed = int(np.random.default_rng().integers(0, SEED_LIMIT))
-        self.batch = NativeBatch(self.n, int(seed), self.threads, self.content)
+        self._new_batch(int(seed))
         reseed = getattr(self.opponent, "reseed", None)
         if reseed is not None:
             reseed(int(seed))
@@ -134,6 +136,12 @@ class NativeLearnerBatch:
         return self._observe(), reward, ended
 
     # ------------------------------------------------------------ helpers
+    def _new_batch(self, seed: int) -> None:
+        self.batch = NativeBatch(self.n, seed, self.threads, self.content)
+        states = self.batch._b.state_bytes().view(state_dtype()).reshape(self.n)
+        states.flags.writeable = False
+        self._results = states["result"]  # a live view: winner, reason code and its x, y, z
+
     def _sides(self, rows: np.ndarray) -> None:
         seeds = self.batch.seed[rows]
         self.me[rows] = seeds % 2 if self.side_option == "alternate" else \
@@ -189,7 +197,7 @@ class NativeLearnerBatch:
         b = self.batch
         who = np.full(self.n, -2, dtype=np.int32)
         who[rows] = self.me[rows]
-        b.observe(self.obs, who)
+        b._b.observe(who, self.obs)
         out = []
         for i in rows:
             me, winner = int(self.me[i]), int(b.winner[i])
@@ -197,8 +205,9 @@ class NativeLearnerBatch:
                 reward[i] += 0.0 if winner < 0 else (1.0 if winner == me else -1.0)
                 if self.reward_mode == "vp_diff":
                     reward[i] += (self._own_diff()[i] - self.diff[i]) / self.vp_scale
+            _, code, x, y, z = (int(v) for v in self._results[i])  # Game.result's, uncopied
             out.append(Ended(int(i), int(b.seed[i]), me, winner,
-                             (int(b.vp[i, 0]), int(b.vp[i, 1])), b.game(int(i)).result.reason,
+                             (int(b.vp[i, 0]), int(b.vp[i, 1])), reason_text(code, x, y, z),
                              self.obs[i].copy()))
         return out
 
