@@ -105,11 +105,16 @@ fuzz: setup
 test-oldest:
 	PY=$(PY) scripts/check_oldest.sh /tmp/evenstar-oldest
 
+# The benchmarks (a few minutes on the 2-core VM), each writing JSON to benchmarks/results/,
+# then the README's tables rendered from that JSON (benchmarks/readme_tables.py: one table a
+# benchmark between its <!-- bench:NAME --> markers, with the run's date, machine and
+# backend; move the figures it replaces to docs/measured.md under their date).
 bench: setup
-	$(BIN)/python benchmarks/bench_engine.py
-	$(BIN)/python benchmarks/bench_env.py
-	$(BIN)/python benchmarks/bench_vector.py
+	$(BIN)/python benchmarks/bench_engine.py --games 300
+	$(BIN)/python benchmarks/bench_env.py --games 40 --rounds 5 --backend-games 40
+	$(BIN)/python benchmarks/bench_vector.py --quick
 	$(BIN)/python benchmarks/bench_cards.py
+	$(BIN)/python benchmarks/readme_tables.py
 
 bench-native: setup
 	$(BIN)/python benchmarks/bench_native.py

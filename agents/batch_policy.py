@@ -32,6 +32,9 @@ class NetworkPolicy:
         self.net, self.config, self.facts = load_checkpoint(self.path)
         self.net.eval().requires_grad_(False)  # frozen: packed once (_logits)
         self._packed: kernels.Packed | None = None
+        self._use_native: bool | None = None  # decided at the first call (_native)
+        self._dtype = np.dtype(torch.empty(0, dtype=next(self.net.parameters()).dtype)
+                               .numpy().dtype)
         self.greedy, self.threads = greedy, threads
         self.reseed(seed)
 
@@ -51,37 +54,58 @@ class NetworkPolicy:
         """One legal action per row: the most likely (greedy) or a sampled one; a row with
         one legal action takes it without the network."""
         mask = np.asarray(mask, dtype=bool)
+        counts = np.count_nonzero(mask, axis=1)
         acts = np.argmax(mask, axis=1)
-        rows = np.flatnonzero(mask.sum(axis=1) > 1)
+        rows = np.flatnonzero(counts > 1)
         if rows.size:
-            acts[rows] = self._choose(np.asarray(obs, dtype=np.float32)[rows], mask[rows])
+            if rows.size < len(mask):
+                obs, mask = np.asarray(obs)[rows], mask[rows]
+            acts[rows] = self._choose(obs, mask)
         return acts
 
-    def _logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Masked logits: the network's native forward pass (agents/kernels.py) on its
-        arrays packed once (the frozen network's per-call bookkeeping skipped), where the
-        network would take it; else the network itself."""
-        net = self.net
-        if (len(obs) <= NATIVE_INFER_UP_TO and hasattr(net, "packed") and net.fused(obs)
-                and not net.max_pool):
-            if self._packed is None:
+    def _native(self) -> kernels.Packed | None:
+        """The packed arrays of the native forward pass, or None where the network does
+        not take it (decided once: the network is frozen)."""
+        if self._use_native is None:
+            net = self.net
+            probe = torch.zeros(1, 1, dtype=net.country_in.weight.dtype) \
+                if hasattr(net, "country_in") else None
+            self._use_native = (probe is not None and hasattr(net, "packed")
+                                and net.fused(probe) and not net.max_pool)
+            if self._use_native:
                 self._packed = net.packed()
-            return kernels.infer(obs, mask, self._packed)[0]
-        return net(obs, mask)[0]
+        return self._packed if self._use_native else None
 
-    def _choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Masked logits: the network's native forward pass (agents/kernels.py) on its
+        arrays packed once (the frozen network's per-call bookkeeping skipped), in chunks
+        of up to NATIVE_INFER_UP_TO positions, where the network takes it; else the network
+        itself, on `threads` threads."""
+        packed = self._native()
+        obs = np.ascontiguousarray(obs, dtype=self._dtype)
+        mask = np.ascontiguousarray(mask)
+        if packed is not None:
+            k = len(obs)
+            logits = np.empty((k, packed.n_actions), dtype=self._dtype)
+            value = np.empty(k, dtype=self._dtype)
+            for lo in range(0, k, NATIVE_INFER_UP_TO):
+                hi = min(k, lo + NATIVE_INFER_UP_TO)
+                kernels.infer_into(obs[lo:hi], mask[lo:hi], packed, logits[lo:hi],
+                                   value[lo:hi])
+            return logits
         threads = torch.get_num_threads()
         torch.set_num_threads(self.threads)
         try:
             with torch.no_grad():
-                logits = self._logits(torch.from_numpy(np.ascontiguousarray(obs)),
-                                      torch.from_numpy(np.ascontiguousarray(mask)))
+                return self.net(torch.from_numpy(obs), torch.from_numpy(mask))[0].numpy()
         finally:
             torch.set_num_threads(threads)
+
+    def _choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits = self._logits(obs, mask)
         if self.greedy:
-            return logits.argmax(dim=1).numpy()
-        p = torch.softmax(logits.double(), -1).numpy()
+            return logits.argmax(axis=1)
+        p = torch.softmax(torch.from_numpy(logits).double(), -1).numpy()
         u = self.rng.random((len(p), 1))
         return np.minimum((np.cumsum(p, axis=1) < u * p.sum(axis=1, keepdims=True)).sum(axis=1),
                           p.shape[1] - 1)
-

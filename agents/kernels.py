@@ -179,3 +179,10 @@ def infer(obs: torch.Tensor, mask: torch.Tensor, packed: Packed
     logits, value = obs.new_empty(len(obs), packed.n_actions), obs.new_empty(len(obs))
     _kernels.infer(_np(obs), _np(mask), *packed.args, logits.numpy(), value.numpy())
     return logits, value
+
+
+def infer_into(obs: np.ndarray, mask: np.ndarray, packed: Packed, logits: np.ndarray,
+               value: np.ndarray) -> None:
+    """:func:`infer` on numpy arrays (C-contiguous, the network's type; `mask` boolean),
+    written into `logits` and `value`: no tensor made (a batch policy's per-call cost)."""
+    _kernels.infer(obs, mask, *packed.args, logits, value)

@@ -25,8 +25,11 @@ and, with ``--ppo-steps``, MaskablePPO's own steps/s (rollout + update, 64x64 ML
 rollouts, one epoch) on DummyVecEnv with 2 envs (as experiments/train_selfplay.py runs it)
 and with N envs, and on the adapter with N envs.
 
-Prints tables and writes JSON (default: benchmarks/results/vector.json).
-Usage: python benchmarks/bench_vector.py [--steps S] [--rounds R] [--sizes 1 8 64]
+Prints tables and writes JSON (default: benchmarks/results/vector.json), its ``summary``
+the two issue-37 figures of the run: the batched learned opponent against random and the
+SB3 adapter against DummyVecEnv, each a median of per-round ratios at one N.
+``--quick`` (what ``make bench`` runs): fewer steps and rounds, the same parts.
+Usage: python benchmarks/bench_vector.py [--quick] [--steps S] [--rounds R] [--sizes 1 8 64]
        [--backend python|native] [--selfplay-sizes 256] [--opponent-size 64]
        [--sb3-sizes 64] [--ppo-steps 16384] [--out PATH]
 """
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -98,7 +102,15 @@ def main() -> None:
                     help="MaskablePPO timesteps per measurement (0: skip)")
     ap.add_argument("--out", type=Path,
                     default=Path(__file__).parent / "results" / "vector.json")
+    ap.add_argument("--quick", action="store_true",
+                    help="steps 800, rounds 3, selfplay steps 12800, PPO steps 4096 (unless given)")
     args = ap.parse_args()
+    if args.quick:
+        given = {a.split("=")[0] for a in sys.argv[1:] if a.startswith("--")}
+        for flag, value in (("steps", 800), ("rounds", 3), ("selfplay_steps", 12800),
+                            ("ppo_steps", 4096)):
+            if "--" + flag.replace("_", "-") not in given:
+                setattr(args, flag, value)
     if args.backend:
         os.environ["EVENSTAR_BACKEND"] = args.backend
     out = {"machine": machine(), "load_before": os.getloadavg()}
@@ -112,7 +124,36 @@ def main() -> None:
     if args.ppo_steps and args.sb3_sizes:
         out["maskable_ppo"] = maskable_ppo(args.sb3_sizes[-1], args.ppo_steps)
     out["load_after"] = os.getloadavg()
+    out["summary"] = summary(out)
+    for line in out["summary"].values():
+        print(line["text"])
     write_results(out, args.out)
+
+
+def summary(out: dict[str, Any]) -> dict[str, Any]:
+    """The run's two issue-37 figures: learned (batched) / random, adapter / DummyVecEnv."""
+    s: dict[str, Any] = {}
+    if "opponents" in out:
+        o = out["opponents"]
+        r, lb = o["random"]["steps_per_cpu_s"], o["learned_batched"]
+        s["learned_vs_random"] = {
+            "n": o["n"], "random_steps_per_cpu_s": r,
+            "learned_steps_per_cpu_s": lb["steps_per_cpu_s"], "ratio": lb["ratio_to_random"],
+            "ratio_per_round": lb["ratio_per_round"],
+            "text": f"EvenstarVectorEnv N={o['n']}: opponent='learned' (batched) "
+                    f"{lb['steps_per_cpu_s']:,} / 'random' {r:,} learner steps per CPU s = "
+                    f"{lb['ratio_to_random']:.2f}x (rounds {lb['ratio_per_round']})"}
+    if out.get("sb3"):
+        row = out["sb3"][-1]
+        d, a = row["dummy_vec_env"], row["native_adapter"]
+        s["sb3_vs_dummy"] = {
+            "n": row["n"], "dummy_steps_per_cpu_s": d["steps_per_cpu_s"],
+            "adapter_steps_per_cpu_s": a["steps_per_cpu_s"],
+            "ratio": a["ratio_to_dummy_vec_env"], "ratio_per_round": a["ratio_per_round"],
+            "text": f"SB3 N={row['n']}: EvenstarSB3VecEnv {a['steps_per_cpu_s']:,} / "
+                    f"DummyVecEnv {d['steps_per_cpu_s']:,} learner steps per CPU s = "
+                    f"{a['ratio_to_dummy_vec_env']:.2f}x (rounds {a['ratio_per_round']})"}
+    return s
 
 
 def selfplay_backends(n: int, steps: int, rounds: int) -> dict:

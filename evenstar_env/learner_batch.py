@@ -32,6 +32,8 @@ from .engine.constants import SIDES
 from .game import IllegalActionError
 from .learner_game import batch_policy
 from .native.batch import NativeBatch
+from .native.frames import reason_text
+from .native.game import state_dtype
 from .wrappers import SIDE_OPTIONS
 
 
@@ -82,9 +84,11 @@ class NativeLearnerBatch:
             raise ValueError(f"opponent must be 'random', 'learned[:PATH]' or a batch policy "
                              f"(a callable on (obs, mask)), not {opponent!r}")
         self._observes = getattr(self.opponent, "observes", True)
-        self.batch = NativeBatch(n, 0, threads, self.content)
+        self._new_batch(0)
         self.obs = np.zeros((n, self.batch.obs_size), dtype=np.float32)
         self.me = np.zeros(n, dtype=np.int32)
+        self._opp = np.ones(n, dtype=np.int32)  # the opponent's side: 1 - me
+        self._who = np.zeros(n, dtype=np.int32)
         self.diff = np.zeros(n, dtype=np.int64)  # own - opponent VP at the last learner step
         self._acts = np.zeros(n, dtype=np.int64)
         self.opponent_calls = 0
@@ -99,7 +103,7 @@ class NativeLearnerBatch:
         observations."""
         if seed is None:
             seed = int(np.random.default_rng().integers(0, SEED_LIMIT))
-        self.batch = NativeBatch(self.n, int(seed), self.threads, self.content)
+        self._new_batch(int(seed))
         reseed = getattr(self.opponent, "reseed", None)
         if reseed is not None:
             reseed(int(seed))
@@ -116,7 +120,7 @@ class NativeLearnerBatch:
         if acts.shape != (self.n,) or acts.dtype.kind not in "iu":
             raise ValueError(f"expected {self.n} integer actions, got an array of shape "
                              f"{acts.shape} and type {acts.dtype}")
-        b.step(acts)
+        b._b.step(np.ascontiguousarray(acts, dtype=np.int64))
         bad = np.flatnonzero(b.error)
         if bad.size:
             i = int(bad[0])
@@ -132,10 +136,17 @@ class NativeLearnerBatch:
         return self._observe(), reward, ended
 
     # ------------------------------------------------------------ helpers
+    def _new_batch(self, seed: int) -> None:
+        self.batch = NativeBatch(self.n, seed, self.threads, self.content)
+        states = self.batch._b.state_bytes().view(state_dtype()).reshape(self.n)
+        states.flags.writeable = False
+        self._results = states["result"]  # a live view: winner, reason code and its x, y, z
+
     def _sides(self, rows: np.ndarray) -> None:
         seeds = self.batch.seed[rows]
         self.me[rows] = seeds % 2 if self.side_option == "alternate" else \
             SIDES.index(self.side_option)
+        self._opp[rows] = 1 - self.me[rows]
 
     def _own_diff(self) -> np.ndarray:
         vp = self.batch.vp.astype(np.int64)
@@ -144,37 +155,39 @@ class NativeLearnerBatch:
 
     def _opponent_rounds(self, reward: np.ndarray | None = None) -> list[Ended]:
         """Until the learner is to move in every game: settle the ended games (restarted by
-        the next batch step) and let the opponent move where it is to."""
-        b, ended, acts = self.batch, [], self._acts
+        the next batch step) and let the opponent move where it is to.  A dozen numpy calls
+        a round, whatever N (the C++ calls without NativeBatch's checks: the arrays here are
+        made right)."""
+        b, ended, acts, raw = self.batch, [], self._acts, self.batch._b
         while True:
-            done = b.done.astype(bool)
-            any_done = done.any()
-            if any_done:
-                ended += self._settle(np.flatnonzero(done), reward)
-            rows = np.flatnonzero(~done & (b.player != self.me))
-            if not any_done and not rows.size:
+            done = np.flatnonzero(b.done)
+            if done.size:
+                ended += self._settle(done, reward)
+            rows = np.flatnonzero(b.player == self._opp)  # -1 (over) is nobody's
+            if not done.size and not rows.size:
                 return ended
             acts.fill(-1)  # -1: the game passes this round
             if rows.size:
                 obs = None
                 if self._observes:
-                    who = np.full(self.n, -2, dtype=np.int32)  # -2: row left as it is
-                    who[rows] = b.player[rows]
-                    b.observe(self.obs, who)
+                    who = self._who
+                    who.fill(-2)  # -2: row left as it is
+                    who[rows] = self._opp[rows]
+                    raw.observe(who, self.obs)
                     obs = self.obs[rows]
-                chosen = np.asarray(self.opponent(obs, b.mask[rows].astype(bool)))
+                chosen = np.asarray(self.opponent(obs, b.mask[rows].view(bool)))
                 self.opponent_calls += 1
                 if chosen.shape != rows.shape:
                     raise ValueError(f"the batch opponent returned actions of shape "
                                      f"{chosen.shape} for {rows.size} positions")
                 acts[rows] = chosen
-            if any_done:
+            if done.size:
                 acts[done] = 0  # ignored: the slot starts its next game
-            b.step(acts)
+            raw.step(acts)
             if rows.size and b.error[rows].any():
                 i = int(rows[np.flatnonzero(b.error[rows])[0]])
                 raise IllegalActionError(f"the batch opponent's move in slot {i} is not legal")
-            if any_done:
+            if done.size:
                 self._sides(done)
                 self.diff[done] = 0
 
@@ -184,7 +197,7 @@ class NativeLearnerBatch:
         b = self.batch
         who = np.full(self.n, -2, dtype=np.int32)
         who[rows] = self.me[rows]
-        b.observe(self.obs, who)
+        b._b.observe(who, self.obs)
         out = []
         for i in rows:
             me, winner = int(self.me[i]), int(b.winner[i])
@@ -192,12 +205,13 @@ class NativeLearnerBatch:
                 reward[i] += 0.0 if winner < 0 else (1.0 if winner == me else -1.0)
                 if self.reward_mode == "vp_diff":
                     reward[i] += (self._own_diff()[i] - self.diff[i]) / self.vp_scale
+            _, code, x, y, z = (int(v) for v in self._results[i])  # Game.result's, uncopied
             out.append(Ended(int(i), int(b.seed[i]), me, winner,
-                             (int(b.vp[i, 0]), int(b.vp[i, 1])), b.game(int(i)).result.reason,
+                             (int(b.vp[i, 0]), int(b.vp[i, 1])), reason_text(code, x, y, z),
                              self.obs[i].copy()))
         return out
 
     def _observe(self) -> np.ndarray:
         """The learner's observation in every game (the learner is to move in all)."""
-        self.batch.observe(self.obs, self.me)
+        self.batch._b.observe(self.me, self.obs)
         return self.obs.copy()

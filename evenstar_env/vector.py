@@ -19,9 +19,11 @@ Backends: ``backend="python"`` or ``"native"`` (default: the Game default, see
 :mod:`evenstar_env.native`) play the same games for the same seeds and actions.  On native,
 :class:`SelfPlayVectorEnv` keeps its N games in one C++ batch
 (:class:`~evenstar_env.native.selfplay.NativeSelfPlay`: one call steps them, one encodes
-the N observations, ``threads`` worker threads); :class:`EvenstarVectorEnv` plays each slot
-on a native ``Game`` (the opponent is a Python agent that reads the game, or a batch policy
-called once per round for all slots), its observations encoded in C++.  Infos: per row,
+the N observations, ``threads`` worker threads); :class:`EvenstarVectorEnv` with a per-game
+opponent (a Python agent that reads the game) plays each slot on a native ``Game``, its
+observations encoded in C++, and with a batch-policy opponent keeps its N games in one C++
+batch too (:class:`~evenstar_env.native.learner.NativeLearner`: a step is the learner's
+batch step, then per round one policy call and one batch step, then one encoding).  Infos: per row,
 the single-agent env's keys in Gymnasium's vector convention (docs/infos.md).  An SB3
 ``VecEnv`` over the native batch itself: :mod:`evenstar_env.sb3`.
 """
@@ -235,7 +237,9 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
     spec ``"learned[:PATH]"`` (the shipped network or any networks checkpoint folder, such
     as a training snapshot) is played as a batch policy
     (:class:`agents.batch_policy.NetworkPolicy`, one forward pass per round).  A batch
-    policy with ``reseed(seed)`` is reseeded by every seeded reset.
+    policy with ``reseed(seed)`` is reseeded by every seeded reset.  On the native backend
+    a batch opponent's games live in one C++ batch (:mod:`evenstar_env.native.learner`);
+    ``cores[i]`` then answers ``game`` (a copy), ``me`` and ``awaits_opponent()``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -250,9 +254,22 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         self.side_option = side
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        check_options(reward, illegal_action, max_decisions)
+        self.reward_mode, self.vp_scale = reward, vp_scale
+        self.illegal_action, self.max_decisions = illegal_action, max_decisions
         self.batch_opponent = batch_policy(opponent)
         self.opponent_calls = 0
         self._pending: list[int] = []  # rows whose opponent moves in batched rounds
+        self._rewards = np.zeros(num_envs, dtype=np.float64)
+        self._native = None
+        if self.batch_opponent is not None and self.backend == "native":
+            from .native.learner import LearnerSlot, NativeLearner
+
+            self._native = NativeLearner(self)  # the N games in one C++ batch
+            self.cores = [LearnerSlot(self._native, i) for i in range(num_envs)]
+            self._opponent_names = np.array([opponent_name(self.batch_opponent, opponent)]
+                                            * num_envs, dtype=object)
+            return
         opponents = ([None] * num_envs if self.batch_opponent is not None else
                      [make_opponent(opponent) for _ in range(num_envs)]
                      if opponent is None or isinstance(opponent, str)
@@ -262,7 +279,6 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         self._opponent_names = np.array(
             [opponent_name(opp or self.batch_opponent, opponent) for opp in opponents],
             dtype=object)
-        self._rewards = np.zeros(num_envs, dtype=np.float64)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -284,6 +300,30 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game (rows of ended games are all True)."""
         return self._mask.copy()
+
+    def _reset_all(self, seed: int | Sequence[int | None] | None,
+                   options: dict[str, Any] | None = None) -> None:
+        if self._native is None:
+            super()._reset_all(seed, options)
+            return
+        only = self._reset_mask(options)
+        self.slots.reset(seed, only)
+        self._started[:], self._ends = True, {}
+        self._mark_started(only)
+        self._native.reset(only)
+
+    def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        if self._native is None:
+            return super()._step_all(actions)
+        self._check_started()
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"expected {self.num_envs} actions, got an array of shape "
+                             f"{actions.shape}")
+        self._started, self._ends = self._ended.copy(), {}
+        terminated, truncated = self._native.step(actions)
+        self._ended = terminated | truncated
+        return terminated, truncated
 
     def _start(self, i: int) -> None:
         seed = int(self.slots.seeds[i])
@@ -343,7 +383,9 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         illegal = np.zeros(self.num_envs, dtype=bool)
         for i, end in self._ends.items():
             illegal[i] = end["illegal_action"]
-        return self._batch_info(np.array([c.me for c in self.cores]),
+        sides = (self._native.me if self._native is not None else
+                 np.array([c.me for c in self.cores]))
+        return self._batch_info(sides,
                                 {"opponent": self._opponent_names, "illegal_action": illegal})
 
 

@@ -11,6 +11,8 @@ never a traceback.
 from __future__ import annotations
 
 import functools
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from enum import StrEnum
@@ -27,8 +29,19 @@ from experiments.limits import MAX_GAMES, MAX_SEED, MAX_WORKERS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Dawn of the Evenstar: arena, balance studies, play and replay.")
-console = Console()
-err_console = Console(stderr=True)
+TABLE_WIDTH = 100  # the output's width where it is not a terminal (a pipe, a file, a test)
+
+
+def _width(stream: Any) -> int | None:
+    """None (rich asks the terminal, or $COLUMNS) where `stream` is a terminal or COLUMNS is
+    set; else TABLE_WIDTH, not rich's 80, so that the tables do not wrap."""
+    isatty = getattr(stream, "isatty", None)
+    tty = bool(isatty and isatty())
+    return None if tty or os.environ.get("COLUMNS") else TABLE_WIDTH
+
+
+console = Console(width=_width(sys.stdout))
+err_console = Console(stderr=True, width=_width(sys.stderr))
 
 
 def fail(message: str) -> NoReturn:
@@ -167,8 +180,8 @@ def _output_dir(out: Path) -> None:
 
 def _print_paired(rows: list[dict]) -> None:
     """The paired-seed scores, trinomial and pentanomial intervals side by side."""
-    table = Table(title="Score over seed pairs, 95% intervals: trinomial (games "
-                  "independent), pentanomial (pairs as units)")
+    table = Table(title="Score over seed pairs, 95% CI: trinomial (games independent), "
+                  "pentanomial (pairs as units)")
     for col in ("agent", "opponent", "pairs", "0-½-1-1½-2", "score", "trinomial",
                 "pentanomial", "var ratio"):
         table.add_column(col)

@@ -156,3 +156,30 @@ def test_arena_command_prints_both_intervals(tmp_path: Path) -> None:
     assert "pentanomial" in res.output and "trinomial" in res.output
     [row] = json.loads((tmp_path / "a" / "summary.json").read_text())["paired"]
     assert row["pairs"] == 2 and sum(row["counts"]) == 2
+
+
+def test_arena_tables_fit_100_columns_unwrapped_off_a_terminal(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """Off a terminal (a pipe, a file, a test) the CLI's tables are 100 columns wide, not
+    rich's 80: the arena's rows and the paired table's title stay on one line each."""
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from experiments import cli
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert cli._width(io.StringIO()) == cli.TABLE_WIDTH == 100
+    monkeypatch.setattr(cli, "console", Console(width=cli._width(io.StringIO())))
+    res = CliRunner().invoke(cli.app, ["arena", "random", "cautious", "--games", "2",
+                                       "--workers", "1", "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert max(map(len, lines)) <= 100
+    assert max(map(len, lines)) > 80  # not wrapped at 80
+    assert any("pentanomial (pairs as units)" in line and "Score over seed pairs" in line
+               for line in lines)
+    [paired] = [line for line in lines if "random" in line and "cautious" in line
+                and line.count("%, ") == 2]  # both intervals on the row's one line
+    assert "0-½-1-1½-2" in "".join(lines)

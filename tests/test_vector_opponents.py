@@ -127,3 +127,48 @@ def test_learned_spec_is_a_batch_network_choosing_as_the_learned_agent() -> None
                                                    zip(mask, games, strict=True)]
     with pytest.raises(Exception, match="cannot read the checkpoint"):
         EvenstarVectorEnv(2, opponent="learned:/nonexistent/snapshot")
+
+
+def test_native_batch_path_plays_the_per_slot_games_to_their_ends() -> None:
+    """On native, a batch opponent moves in one C++ batch (evenstar_env/native/learner.py):
+    the same rows, rewards, infos and policy calls as the per-slot games, through games
+    that end (by the learner, by the opponent, on an illegal action), partial resets and
+    the NEXT_STEP restart, an ended game kept as it ended while the others play on."""
+    n = 5
+    policy = Recorder()
+    batched = EvenstarVectorEnv(n, opponent=policy, reward="vp_diff", backend="native")
+    per_game = EvenstarVectorEnv(n, opponent=LastLegal(), reward="vp_diff", backend="native")
+    assert batched._native is not None and per_game._native is None
+    (obs, info), (ref_obs, ref) = batched.reset(seed=3), per_game.reset(seed=3)
+    assert np.array_equal(obs, ref_obs)
+    same_info(unnamed(info), unnamed(ref), "reset")
+    rng = np.random.default_rng(2)
+    ends = illegal = 0
+    for step in range(900):
+        masks = batched.action_masks()
+        assert np.array_equal(masks, per_game.action_masks())
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        if step % 97 == 50:  # an illegal action: the episode is lost
+            acts[step % n] = int(np.flatnonzero(~masks[step % n])[0]) if \
+                (~masks[step % n]).any() else -1
+        calls = len(policy.calls)
+        moves = [c.opponent.moves for c in per_game.cores]
+        out, ref_out = batched.step(acts), per_game.step(acts)
+        for k in range(4):
+            assert np.array_equal(out[k], ref_out[k]), f"step {step}: output {k}"
+        same_info(*[unnamed(o[4]) for o in (out, ref_out)], f"step {step}")
+        made = [c.opponent.moves - m for c, m in zip(per_game.cores, moves, strict=True)]
+        assert len(policy.calls) - calls == max(made)
+        ended = np.flatnonzero(out[2] | out[3])
+        ends += ended.size
+        illegal += int(out[4].get("illegal_action", np.zeros(n, bool))[ended].sum())
+        for i in ended:  # the ended game stays as it ended until the next step
+            assert batched.cores[i].game.to_dict() == per_game.cores[i].game.to_dict()
+        if step == 400:
+            only = np.array([True, False, True, False, False])
+            (o1, i1), (o2, i2) = (e.reset(seed=[9, None, 11, None, None],
+                                          options={"reset_mask": only})
+                                  for e in (batched, per_game))
+            assert np.array_equal(o1, o2)
+            same_info(unnamed(i1), unnamed(i2), "partial reset")
+    assert ends >= 6 and illegal >= 1

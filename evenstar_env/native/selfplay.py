@@ -62,7 +62,7 @@ class NativeSelfPlay:
             raise ValueError(f"expected {n} actions, got an array of shape {actions.shape}")
         restart = np.flatnonzero(env._ended)
         live = ~env._ended
-        acts = self._actions(actions, live)
+        acts = actions_or_illegal(actions, live, b.mask.shape[1])
         if env.illegal_action == "raise":  # before anything moves (see the module docstring)
             ok = b.mask[np.arange(n), np.maximum(acts, 0)] != 0
             bad = np.flatnonzero(live & ((acts < 0) | ~ok))
@@ -97,24 +97,6 @@ class NativeSelfPlay:
         self._write(np.arange(n), terminated | truncated, mover)
         return terminated, truncated
 
-    def _actions(self, actions: np.ndarray, live: np.ndarray) -> np.ndarray:
-        """int64 actions, -1 (not legal) where Game.step would refuse the value (not an
-        integer, outside the action space) and on the rows that do not step."""
-        n_actions = self.batch.mask.shape[1]
-        if actions.dtype.kind in "iu":
-            acts = actions.astype(np.int64)
-            acts[(actions < 0) | (actions >= n_actions)] = -1
-        else:
-            acts = np.full(len(actions), -1, dtype=np.int64)
-            for i, a in enumerate(actions):
-                try:
-                    k = operator.index(a)
-                except TypeError:
-                    continue
-                acts[i] = k if 0 <= k < n_actions else -1
-        acts[~live] = -1
-        return acts
-
     def _write(self, rows: np.ndarray, ended: np.ndarray, mover: np.ndarray) -> None:
         """The rows of `rows`: the observation and mask of the player to move, or, where
         the game has just ended, the last mover's final observation, player -1 and an
@@ -131,6 +113,24 @@ class NativeSelfPlay:
         env._player[end_rows] = -1
         env._mask[run_rows] = b.mask[run_rows] != 0
         env._mask[end_rows] = True
+
+
+def actions_or_illegal(actions: np.ndarray, live: np.ndarray, n_actions: int) -> np.ndarray:
+    """int64 actions, -1 (not legal) where Game.step would refuse the value (not an
+    integer, outside the action space) and on the rows that do not step."""
+    if actions.dtype.kind in "iu":
+        acts = actions.astype(np.int64)
+        acts[(actions < 0) | (actions >= n_actions)] = -1
+    else:
+        acts = np.full(len(actions), -1, dtype=np.int64)
+        for i, a in enumerate(actions):
+            try:
+                k = operator.index(a)
+            except TypeError:
+                continue
+            acts[i] = k if 0 <= k < n_actions else -1
+    acts[~live] = -1
+    return acts
 
 
 class SlotGames(Sequence):
