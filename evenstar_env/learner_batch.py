@@ -12,8 +12,10 @@ Seeds are NativeBatch's: slot i's k-th game since ``reset(seed)`` is ``Game(seed
 N)``.  Sides: ``side="alternate"`` follows the seed (even: US, odd: China; conventions).
 The opponent is a batch policy (``policy(obs[k, d], mask[k, A]) -> actions[k]``; one with
 ``observes = False`` reads the masks only and gets None for `obs`, saving the encoding):
-``"random"`` (uniform over the legal actions, from a generator seeded by the reset seed),
-``"learned[:PATH]"`` or any callable.  Rewards as the envs pay them: the result (+1 / -1 /
+``"random"`` (uniform over the legal actions: played inside the C++ batch, one call a
+step, each slot drawing from its own SplitMix64 stream seeded from the reset seed;
+a :class:`UniformRandomPolicy` passed in plays so too), ``"learned[:PATH]"`` or any
+callable.  Rewards as the envs pay them: the result (+1 / -1 /
 0) at the end, plus with ``reward="vp_diff"`` the change of own minus opponent VP /
 `vp_scale` between learner steps.  An illegal learner action raises
 :class:`~evenstar_env.IllegalActionError` (a masked learner never takes one).
@@ -52,6 +54,11 @@ class UniformRandomPolicy:
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.argmax(self.rng.random(mask.shape) * mask, axis=1)
 
+    def streams(self, n: int) -> np.ndarray:
+        """`n` SplitMix64 stream states from this generator: the in-batch random opponent's
+        (:meth:`NativeLearnerBatch._random_rounds`)."""
+        return self.rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True)
+
 
 @dataclass
 class Ended:
@@ -84,6 +91,8 @@ class NativeLearnerBatch:
             raise ValueError(f"opponent must be 'random', 'learned[:PATH]' or a batch policy "
                              f"(a callable on (obs, mask)), not {opponent!r}")
         self._observes = getattr(self.opponent, "observes", True)
+        self._in_batch = type(self.opponent) is UniformRandomPolicy  # played by the C++ batch
+        self._streams = np.zeros(n, dtype=np.uint64)
         self._new_batch(0)
         self.obs = np.zeros((n, self.batch.obs_size), dtype=np.float32)
         self.me = np.zeros(n, dtype=np.int32)
@@ -107,6 +116,8 @@ class NativeLearnerBatch:
         reseed = getattr(self.opponent, "reseed", None)
         if reseed is not None:
             reseed(int(seed))
+        if self._in_batch:
+            self._streams = self.opponent.streams(self.n)
         self._sides(np.ones(self.n, dtype=bool))
         self.diff[:] = 0
         self._opponent_rounds()
@@ -153,11 +164,30 @@ class NativeLearnerBatch:
         d = vp[:, 0] - vp[:, 1]
         return np.where(self.me == 0, d, -d)
 
+    def _random_rounds(self, reward: np.ndarray | None) -> list[Ended]:
+        """:meth:`_opponent_rounds` for the uniformly random opponent, which the C++ batch
+        plays itself (``play_random``): one call moves it in every game until the learner
+        is to move or the game ends; ended games are settled and restarted."""
+        b, ended, acts, raw = self.batch, [], self._acts, self.batch._b
+        while True:
+            raw.play_random(self._opp, self._streams)
+            done = np.flatnonzero(b.done)
+            if not done.size:
+                return ended
+            ended += self._settle(done, reward)
+            acts.fill(-1)  # -1: the game passes (only the ended ones restart)
+            acts[done] = 0
+            raw.step(acts)
+            self._sides(done)
+            self.diff[done] = 0
+
     def _opponent_rounds(self, reward: np.ndarray | None = None) -> list[Ended]:
         """Until the learner is to move in every game: settle the ended games (restarted by
         the next batch step) and let the opponent move where it is to.  A dozen numpy calls
         a round, whatever N (the C++ calls without NativeBatch's checks: the arrays here are
         made right)."""
+        if self._in_batch:
+            return self._random_rounds(reward)
         b, ended, acts, raw = self.batch, [], self._acts, self.batch._b
         while True:
             done = np.flatnonzero(b.done)
@@ -213,5 +243,6 @@ class NativeLearnerBatch:
 
     def _observe(self) -> np.ndarray:
         """The learner's observation in every game (the learner is to move in all)."""
-        self.batch._b.observe(self.me, self.obs)
-        return self.obs.copy()
+        out = np.empty_like(self.obs)  # written whole by the encoding: no copy to make
+        self.batch._b.observe(self.me, out)
+        return out

@@ -13,6 +13,8 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
 from evenstar_env import IllegalActionError
+from evenstar_env.engine.rng import Rng
+from evenstar_env.learner_batch import UniformRandomPolicy
 from evenstar_env.sb3 import EvenstarSB3VecEnv
 from evenstar_env.wrappers import SingleAgentEnv
 
@@ -29,13 +31,34 @@ class LastLegal:
         return int(last_legal(None, np.asarray(action_mask, dtype=bool)[None])[0])
 
 
-@pytest.mark.parametrize("reward", ["win_loss", "vp_diff"])
-def test_adapter_plays_the_single_agent_games_with_sb3_autoreset(reward: str) -> None:
+class StreamRandom:
+    """The in-batch random opponent, one game at a time: a uniform legal action (in
+    ascending order) drawn by ``Rng.below`` from one SplitMix64 stream per slot."""
+
+    def __init__(self, state: int) -> None:
+        self.rng = Rng(int(state))
+
+    def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.below(len(legal))])
+
+
+@pytest.mark.parametrize("reward,opponent", [("win_loss", "last_legal"),
+                                             ("vp_diff", "last_legal"),
+                                             ("win_loss", "random")])
+def test_adapter_plays_the_single_agent_games_with_sb3_autoreset(reward: str,
+                                                                 opponent: str) -> None:
     n, seed = 3, 40
-    venv = EvenstarSB3VecEnv(n, opponent=last_legal, reward=reward)
+    venv = EvenstarSB3VecEnv(n, opponent=last_legal if opponent == "last_legal" else "random",
+                             reward=reward)
     venv.seed(seed)
     obs = venv.reset()
-    envs = [SingleAgentEnv(opponent=LastLegal(), reward=reward) for _ in range(n)]
+    if opponent == "random":  # played in the C++ batch: the same draws, slot by slot
+        assert venv.games._in_batch
+        agents = [StreamRandom(s) for s in UniformRandomPolicy(seed).streams(n)]
+    else:
+        agents = [LastLegal() for _ in range(n)]
+    envs = [SingleAgentEnv(opponent=agents[i], reward=reward) for i in range(n)]
     games = [0] * n  # games finished per slot
 
     def start(i: int) -> np.ndarray:

@@ -126,6 +126,26 @@ void Batch::step(const int64_t* actions) {
     in_chunks(threads, n, [&](int lo, int hi) { step_range(actions, lo, hi); });
 }
 
+void Batch::play_random(const int32_t* sides, uint64_t* rng) {
+    in_chunks(threads, n, [&](int lo, int hi) {
+        for (int i = lo; i < hi; ++i) {
+            size_t k = size_t(i);
+            State& s = states[k];
+            if (done[k] || s.over || s.p_player != sides[i]) continue;
+            error[k] = 0;
+            while (!s.over && s.p_player == sides[i]) {
+                if (s.p_nlegal <= 0) throw EngineError("a decision with no legal action");
+                int j = int(splitmix_below(rng[k], uint64_t(s.p_nlegal)));  // Rng.below
+                Machine m(*t, s);
+                m.apply(int(s.p_legal[j]));
+                m.run();
+            }
+            done[k] = s.over ? 1 : 0;
+            write(i);
+        }
+    });
+}
+
 void Batch::restart(const int64_t* slots, const uint64_t* game_seeds, int k) {
     for (int j = 0; j < k; ++j) {
         size_t i = size_t(slots[j]);

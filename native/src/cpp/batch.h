@@ -31,6 +31,10 @@ struct Batch {
     // Row i: player players[i]'s observation of game i; zeros when players[i] is -1, left
     // as it is when -2.
     void observe(const int32_t* players, float* out) const;
+    // A uniformly random opponent inside the batch: in every game (not done) where side
+    // sides[i] is to move, it plays random legal actions drawn from the SplitMix64 stream
+    // rng[i] until the other side is to move or the game ends (then done[i] is set).
+    void play_random(const int32_t* sides, uint64_t* rng);
 
   private:
     void start(int i);

@@ -165,6 +165,21 @@ NB_MODULE(_core, m) {
             b.observe(pl, o);
         }, nb::arg("players"), nb::arg("out").noconvert(),
            "row i: players[i]'s observation of game i (zeros for -1, untouched for -2), GIL released")
+        .def("play_random", [](Batch& b,
+                               nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> sides,
+                               nb::ndarray<uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> rng) {
+            if (int(sides.shape(0)) != b.n || int(rng.shape(0)) != b.n)
+                throw EngineError("play_random: one side and one stream state per game");
+            const int32_t* sd = sides.data();
+            for (int i = 0; i < b.n; ++i)
+                if (sd[i] < 0 || sd[i] > 1) throw EngineError("play_random: sides are 0..1");
+            uint64_t* r = rng.data();
+            nb::gil_scoped_release release;
+            b.play_random(sd, r);
+        }, nb::arg("sides"), nb::arg("rng").noconvert(),
+           "a random opponent in the batch: side sides[i] plays uniformly random legal actions "
+           "(SplitMix64 stream rng[i], advanced in place) until the other side is to move or "
+           "the game ends (done), GIL released")
         .def("restart", [](Batch& b,
                            nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> slots,
                            nb::ndarray<const uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> seeds) {
