@@ -30,6 +30,21 @@ void dense(const Dense<T>& L, const T* __restrict x, T* __restrict y, bool relu)
         for (int o = 0; o < L.out; ++o) y[o] = std::max(y[o], T(0));
 }
 
+// y[a] = (W x + b)[a] for the legal actions a only (the rest are masked out anyway): for a
+// position with few legal actions, far fewer products than the whole head; each output
+// sums in dense()'s order (by input, zeros skipped), so it is the same number.
+template <class T>
+void dense_at(const Dense<T>& L, const T* __restrict x, const int* rows, int k_rows,
+              T* __restrict y) {
+    for (int j = 0; j < k_rows; ++j) y[rows[j]] = L.b[rows[j]];
+    for (int k = 0; k < L.in; ++k) {
+        const T a = x[k];
+        if (a == T(0)) continue;
+        const T* __restrict w = L.w_t + size_t(k) * L.out;
+        for (int j = 0; j < k_rows; ++j) y[rows[j]] += a * w[rows[j]];
+    }
+}
+
 // w . relu(token + query) + bias (w: d weights, then the bias)
 template <class T>
 T correction(const T* token, const T* query, const T* w, int d) {
@@ -64,6 +79,7 @@ void infer(const PolicyNet<T>& p, const bool* mask, T* logits, T* value) {
     for (size_t j = 0; j + 1 < p.glob.size(); j += 2) width += p.glob[j + 1] - p.glob[j];
     for (const auto& L : p.trunk) width = std::max<int64_t>(width, L.out);
     std::vector<T> x(width), y(width), qc(d), qq(d);
+    std::vector<int> legal(static_cast<size_t>(A));
     for (int64_t b = 0; b < B; ++b) {
         const T* o = cs.obs + b * cs.obs_size;
         // the trunk's input: the global fields, then the pooled tokens
@@ -86,13 +102,19 @@ void infer(const PolicyNet<T>& p, const bool* mask, T* logits, T* value) {
             t = t == x.data() ? y.data() : x.data();
         }
         T* lg = logits + b * A;
-        dense(p.policy, t, lg, false);
+        const bool* m = mask + b * A;
+        int n_legal = 0;
+        for (int a = 0; a < A; ++a)
+            if (m[a]) legal[size_t(n_legal++)] = a;
+        if (n_legal * 8 < A)  // few legal actions: their logits only
+            dense_at(p.policy, t, legal.data(), n_legal, lg);
+        else
+            dense(p.policy, t, lg, false);
         T v;
         dense(p.value, t, &v, false);
         value[b] = std::tanh(v);
         dense(p.card_query, t, qc.data(), false);
         dense(p.country_query, t, qq.data(), false);
-        const bool* m = mask + b * A;
         for (int k = 0; k < nc; ++k)
             if (m[p.card0 + k]) {
                 const int64_t r = row[b * nc + k];
