@@ -35,7 +35,9 @@ OBS_NOTES = {
                          "0 while this player is still choosing",
     "event_played": "events that have happened this game (prerequisites, 5.2)",
     "history_done": "history cards already resolved (history card order)",
-    "revealed_opponent_hand": "the opponent's hand as revealed to this player (R20 snapshot)",
+    "revealed_opponent_hand": ("the opponent's hand as revealed to this player (R20 "
+                               "snapshot; a card loses its mark when the discards are "
+                               "reshuffled into the draw pile, 4.4)"),
     "tracks": "social US/CN, economy US/CN, diplomacy, security, Russia, tech US/CN, each / max",
     "vp": "VP US, China / 20", "reserves": "reserves US, China / 10",
     "hand_size": "hand size of the turn US, China / 10",
