@@ -32,3 +32,21 @@ export function cardChip(c) {
     cardName(c) + (c.scoring ? "" : ` (${c.ops})`),
     h("span", { class: "tip" }, h("b", {}, cardName(c)), h("br"), meta(c), h("br"), cardText(c)));
 }
+
+/** The floating card shown beside a log line naming it (null: hide it). */
+export function cardTip(c, anchor = null) {
+  let tip = document.getElementById("card-tip");
+  if (!tip) {
+    tip = h("div", { id: "card-tip", class: "hidden", role: "tooltip" });
+    document.body.appendChild(tip);
+  }
+  if (!c) { tip.classList.add("hidden"); return; }
+  tip.replaceChildren(cardFace(c));
+  tip.dataset.card = c.id;
+  tip.classList.remove("hidden");
+  const r = anchor.getBoundingClientRect();
+  const w = tip.offsetWidth, ht = tip.offsetHeight;
+  const left = r.left - w - 8 >= 0 ? r.left - w - 8 : Math.min(r.right + 8, window.innerWidth - w - 4);
+  tip.style.left = `${Math.max(4, left)}px`;
+  tip.style.top = `${Math.max(4, Math.min(r.top, window.innerHeight - ht - 4))}px`;
+}
