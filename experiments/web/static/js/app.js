@@ -6,7 +6,7 @@ import { h, fill } from "./svg.js";
 import { t, getLang, setLang, sideName, termName } from "./i18n.js";
 import { drawMap } from "./map.js";
 import { renderStatus, renderTracks, renderRegions, renderCards, renderDecision, renderLog,
-         renderAnalysis } from "./board.js";
+         renderAnalysis, markHandOverflow } from "./board.js";
 import { renderStart } from "./start.js";
 
 const $ = (id) => document.getElementById(id);
@@ -347,6 +347,7 @@ async function main() {
   new ResizeObserver(() => {
     document.documentElement.style.setProperty("--hand-h", `${handPanel.offsetHeight}px`);
     document.documentElement.style.setProperty("--top-h", `${$("topbar").offsetHeight}px`);
+    markHandOverflow();
   }).observe(handPanel);
   $("zoom-in").addEventListener("click", () => setZoom(zoom + 0.25));
   $("zoom-out").addEventListener("click", () => setZoom(zoom - 0.25));

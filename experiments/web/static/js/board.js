@@ -76,6 +76,7 @@ export function renderCards(content, view, cardOptions, onPick) {
   const card = (id) => content.cards[id];
   const seat = view.seat;
   const handHost = $("hand");
+  handHost.classList.toggle("hand-row", !!(seat && view.hand));
   if (seat && view.hand) {
     fill(handHost, view.hand.map((id) => cardFace(card(id), cardOptions[id] || null, onPick)));
   } else if (view.hands) {  // a finished game or a replay: both hands, face up
@@ -84,7 +85,9 @@ export function renderCards(content, view, cardOptions, onPick) {
   } else {
     fill(handHost);
   }
-  $("hand-title").textContent = seat ? `${t("hand")} (${sideName(seat)})` : t("hand");
+  $("hand-title").textContent = seat ? `${t("hand")} (${sideName(seat)})` +
+    (view.hand && view.hand.length ? ` · ${t("hand_count", view.hand.length)}` : "") : t("hand");
+  markHandOverflow();
   const opp = seat === "usa" ? "china" : seat === "china" ? "usa" : null;
   const lines = [];
   if (opp) lines.push(h("div", { id: "opp-hand" }, t("opp_hand", sideName(opp), view.hand_sizes[opp])));
@@ -109,6 +112,14 @@ export function renderCards(content, view, cardOptions, onPick) {
     (view.playing || []).length ? pile("playing", view.playing, true) : null,
     pile("in_play", view.in_play || [], true), pile("discard", view.discard || []),
     pile("removed", view.removed || []));
+}
+
+/** Say so when the hand's row is wider than the screen (the rest is a sideways scroll). */
+export function markHandOverflow() {
+  const hand = $("hand"), more = $("hand-more");
+  const over = hand.classList.contains("hand-row") && hand.scrollWidth > hand.clientWidth + 2;
+  more.textContent = over ? t("hand_more") : "";
+  more.classList.toggle("hidden", !over);
 }
 
 /** The pending history card's four outcomes and the modifiers' values and costs. */

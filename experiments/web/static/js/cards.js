@@ -11,8 +11,11 @@ function meta(c) {
 
 /** A full card face; `option` makes it a legal choice (click calls onPick(option)). */
 export function cardFace(c, option = null, onPick = null) {
+  // A long text makes a wider card rather than a very tall one (a CJK character counts two).
+  const size = [...cardText(c)].reduce((n, ch) => n + (ch.codePointAt(0) > 0x2e7f ? 2 : 1), 0);
+  const width = size > 420 ? " wider" : size > 240 ? " wide" : "";
   const el = h("div", {
-    class: `card ${c.side}${c.scoring ? " scoring" : ""}${option ? " legal" : ""}${option && option.total_war ? " war" : ""}`,
+    class: `card ${c.side}${c.scoring ? " scoring" : ""}${option ? " legal" : ""}${option && option.total_war ? " war" : ""}${width}`,
     "data-card": c.id, "data-action": option ? option.action : null,
     title: option ? (getLang() === "zh" && option.label_zh ? option.label_zh : option.label) : null,
   },
