@@ -43,7 +43,7 @@ export function cardTip(c, anchor = null) {
     tip = h("div", { id: "card-tip", class: "hidden", role: "tooltip" });
     document.body.appendChild(tip);
   }
-  if (!c) { tip.classList.add("hidden"); return; }
+  if (!c) { tip.classList.add("hidden"); tip.replaceChildren(); return; }  // nothing left in the page
   tip.replaceChildren(cardFace(c));
   tip.dataset.card = c.id;
   tip.classList.remove("hidden");
