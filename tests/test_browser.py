@@ -351,6 +351,7 @@ def test_replay_timeline_jumps(page: Any, server: str, tmp_path: Path) -> None:
     assert 0 < at < n
     assert f"at={at}" in page.evaluate("() => location.hash")
     # A decision number; reloading keeps the position.
+    page.screenshot(path=str(SHOTS / "board_replay.png"))
     page.fill("#jump-decision", "7")
     page.press("#jump-decision", "Enter")
     page.wait_for_function("() => document.body.dataset.decision === '7'")
@@ -516,3 +517,153 @@ def test_watching_two_agents(page: Any, server: str) -> None:
     assert _state(page)["acts"] == []  # a spectator has nothing to click
     assert page.locator("#hand .card").count() == 0  # nor sees a hand while the game runs
     assert "token=" not in page.evaluate("() => location.hash")
+
+
+def _recent(log: list[dict], seat: str) -> set[int]:
+    """The countries the board marks as changed in the opponent's last turn: the influence
+    records from the opponent's first decision after `seat`'s last decision that preceded
+    one of the opponent's, up to `seat`'s next decision (docs/board.md)."""
+    me = 0 if seat == "usa" else 1
+    decisions = [(i, e["side"] == me) for i, e in enumerate(log) if e["type"] == "decision"]
+    theirs = [i for i, mine in decisions if not mine]
+    if not theirs:
+        return set()
+    before = [i for i, mine in decisions if mine and i < theirs[-1]]
+    start = next(i for i in theirs if i > (before[-1] if before else -1))
+    out = set()
+    for e in log[start:]:
+        if e["type"] == "decision" and e["side"] == me:
+            break
+        if e["type"] == "influence":
+            out.add(e["country"])
+    return out
+
+
+HAND_IN_VIEW = """() => {
+  const r = document.getElementById('hand-panel').getBoundingClientRect();
+  const z = document.getElementById('zoom-in').getBoundingClientRect();
+  const cards = [...document.querySelectorAll('#hand .card')];
+  const hand = document.getElementById('hand');
+  return {top: r.top, bottom: r.bottom, height: innerHeight, scroll: scrollY,
+          wider: hand.scrollWidth > hand.clientWidth + 2,
+          more: !document.getElementById('hand-more').classList.contains('hidden'),
+          zoom: z.top >= 0 && z.bottom <= innerHeight,
+          clipped: cards.filter(c => c.scrollHeight > c.clientHeight + 1 ||
+                                     [...c.children].some(k => k.scrollHeight > k.clientHeight + 1))
+                        .map(c => c.dataset.card),
+          n: cards.length};
+}"""
+
+EVERY_CARD_IN_HAND = """async () => {
+  // Each card of the game alone in the hand: its whole text shown, the hand on screen.
+  const { cardFace } = await import('/static/js/cards.js');
+  const content = await (await fetch('/api/content')).json();
+  const hand = document.getElementById('hand'), saved = [...hand.childNodes];
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const bad = [];
+  for (const c of content.cards) {
+    const el = cardFace(c);
+    hand.replaceChildren(el);
+    await frame();
+    const r = document.getElementById('hand-panel').getBoundingClientRect();
+    if (r.bottom > innerHeight || el.scrollHeight > el.clientHeight + 1 ||
+        [...el.children].some(k => k.scrollHeight > k.clientHeight + 1)) {
+      bad.push([c.name, r.bottom]);
+    }
+  }
+  hand.replaceChildren(...saved);
+  await frame();
+  return bad;
+}"""
+
+NAMES_FIT = """() => {
+  const out = [];
+  for (const g of document.querySelectorAll('svg.map .country[data-name]')) {
+    const box = g.querySelector('.box').getBBox(), t = g.querySelector('.cname').getBBox();
+    if (t.x < box.x + 1 || t.x + t.width > box.x + box.width - 1 || t.y < box.y)
+      out.push([g.dataset.name, g.querySelector('.cname').textContent, t.x, t.y, t.width]);
+  }
+  return out;
+}"""
+
+
+def test_reading_the_board(page: Any, server: str) -> None:
+    """What a player reads while deciding: the hand in view with every card's whole text
+    (at 1600x1000 and 1366x768, from the top of the page, the map's zoom buttons too); every
+    country's name inside its box in both languages; the countries the opponent's last turn
+    changed marked, exactly those of the seat's own log; a log line naming a card shows that
+    card; the sub-regions' rows say what their scoring counts."""
+    page.goto("/")
+    page.select_option("#agent-side", "usa")
+    page.select_option("#agent-spec", "heuristic")
+    page.click("#start-agent")
+    _wait_choice(page)
+    game = re.search(r"game=([^&]+)", page.evaluate("() => location.hash")).group(1)
+    token = re.search(r"token=([^&]+)", page.evaluate("() => location.hash")).group(1)
+    assert page.evaluate(NAMES_FIT) == []
+    page.click("#lang-btn")
+    assert page.evaluate(NAMES_FIT) == []
+    page.click("#lang-btn")
+    rng = random.Random(12)
+    marked = 0
+    for _ in range(40):
+        _wait_choice(page)
+        st = _state(page)
+        if st["over"]:
+            break
+        v = _api(server, "GET", f"/api/games/{game}?log_from=0", token)
+        if str(v["decision_index"]) == st["decision"] and v["decision"] and \
+                v["decision"]["player"] == "usa":
+            want = _recent(v["log"], "usa")
+            got = page.locator("svg.map .country.recent[data-country]").evaluate_all(
+                "els => els.map(e => Number(e.dataset.country))")
+            assert set(got) == want, (got, want)
+            marked += bool(want)
+            if marked == 1 and want:
+                page.screenshot(path=str(SHOTS / "board_last_move.png"))
+            view = page.evaluate(HAND_IN_VIEW)
+            assert view["scroll"] == 0 and view["zoom"], view
+            assert view["n"] == len(v["hand"]) and view["clipped"] == [], view
+            assert view["bottom"] <= view["height"], view  # the whole hand on screen
+            assert view["more"] == view["wider"], view  # "more cards: scroll ..." when so
+        if marked >= 3:
+            break
+        _click(page, _pick(st["acts"], rng)["a"])
+        _wait_decision(page, st["decision"])
+    assert marked >= 1, "no decision after an opponent's turn that changed influence"
+    assert "last turn" in page.locator("#legend-recent").text_content()
+    # A smaller screen: the hand is still on it, whole.
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.wait_for_timeout(300)
+    view = page.evaluate(HAND_IN_VIEW)
+    assert view["bottom"] <= view["height"] and view["zoom"] and view["clipped"] == [], view
+    assert view["more"] == view["wider"], view
+    page.screenshot(path=str(SHOTS / "board_1366.png"))
+    assert page.evaluate(EVERY_CARD_IN_HAND) == []
+    page.click("#lang-btn")
+    assert page.evaluate(EVERY_CARD_IN_HAND) == []
+    page.click("#lang-btn")
+    page.click("#zoom-in")  # zoomed, the map scrolls in its own box: the hand stays on screen
+    page.wait_for_timeout(200)
+    view = page.evaluate(HAND_IN_VIEW)
+    assert view["bottom"] <= view["height"] and view["zoom"], view
+    page.click("#zoom-out")
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    # Hovering a log line that names a card shows that card: name, ops and text.
+    cards = _cards(server)
+    line = page.locator("#log div[data-card]").last
+    line.scroll_into_view_if_needed()
+    c = cards[int(line.get_attribute("data-card"))]
+    assert c["name"] in line.inner_text()
+    line.hover()
+    tip = page.locator("#card-tip")
+    tip.wait_for(state="visible")
+    assert c["name"] in tip.inner_text() and c["text"] in tip.inner_text()
+    if not c["scoring"]:
+        assert tip.locator(".ops").inner_text() == str(c["ops"])
+    page.mouse.move(5, 5)
+    tip.wait_for(state="hidden")
+    # Sub-regions: the countries each side controls there, and why (a tooltip).
+    row = page.locator('#regions tr[data-region="Southeast Asia"]')
+    assert re.search(r"\d+ ctrl \(\d+ BG\)", row.locator("td.usa").first.inner_text())
+    assert "10.3" in row.locator("td").first.get_attribute("title")

@@ -6,7 +6,7 @@ import { h, fill } from "./svg.js";
 import { t, getLang, setLang, sideName, termName } from "./i18n.js";
 import { drawMap } from "./map.js";
 import { renderStatus, renderTracks, renderRegions, renderCards, renderDecision, renderLog,
-         renderAnalysis } from "./board.js";
+         renderAnalysis, markHandOverflow } from "./board.js";
 import { renderStart } from "./start.js";
 
 const $ = (id) => document.getElementById(id);
@@ -96,7 +96,13 @@ function render() {
   S.map.choices(byCountry);
   renderCards(S.content, shown, byCard, pick);
   // Hot-seat between turns: no log either (a seat's own draws are in its log).
-  renderLog(hide ? [] : S.log.filter(Boolean), (ids) => S.map.touch(ids), shown.seat);
+  const log = hide ? [] : S.log.filter(Boolean);
+  renderLog(log, (ids) => S.map.touch(ids), shown.seat, S.content.cards);
+  // What the opponent's last turn changed (for a spectator or a replay: the last turn of
+  // the seat not to move), from the viewer's own log: influence records only.
+  const who = shown.seat || (v.decision ? v.decision.player : null);
+  S.map.recent(v.over ? [] : recentCountries(log, who),
+               shown.seat || !who ? null : sideName(who === "usa" ? "china" : "usa"));
   $("seat-label").textContent = hide ? "" : seatLabel(shown);
   $("analysis").classList.toggle("hidden", !(v.analysis && human && !hide));
   // For tests and scripts: where the game stands (what is also drawn on screen).
@@ -104,6 +110,28 @@ function render() {
     turn: v.turn, mode: v.mode, toMove: v.decision ? v.decision.player : "" });
   if (hide) passScreen(v.decision.player);
   else if (!$("overlay").classList.contains("hidden") && $("overlay").dataset.kind === "pass") closeOverlay();
+}
+
+/** The countries whose influence changed in the other seat's last turn as `seat` sees it:
+ *  the influence records from the other seat's first decision after `seat`'s last decision
+ *  that preceded one of the other seat's, up to `seat`'s next decision (so the marks stay
+ *  while `seat` takes the several steps of its own turn).  Only the viewer's log is used. */
+export function recentCountries(log, seat) {
+  if (!seat) return [];
+  const me = seat === "usa" ? 0 : 1;
+  const mine = (e) => e.type === "decision" && e.side === me;
+  const theirs = (e) => e.type === "decision" && e.side !== me;
+  let lastTheirs = -1;
+  for (let i = log.length - 1; i >= 0 && lastTheirs < 0; i--) if (theirs(log[i])) lastTheirs = i;
+  if (lastTheirs < 0) return [];
+  let start = 0;
+  for (let i = lastTheirs - 1; i >= 0; i--) if (mine(log[i])) { start = i + 1; break; }
+  while (!theirs(log[start])) start++;
+  const ids = new Set();
+  for (let i = start; i < log.length && !mine(log[i]); i++) {
+    if (log[i].type === "influence") ids.add(log[i].country);
+  }
+  return [...ids];
 }
 
 function hideOwnPicks(v) {
@@ -326,9 +354,18 @@ async function main() {
   const setZoom = (z) => {
     zoom = Math.max(1, Math.min(2.5, z));
     $("map-host").style.setProperty("--zoom", zoom);
+    $("map-host").classList.toggle("zoomed", zoom > 1);
     localStorage.setItem("evenstar.zoom", String(zoom));
   };
   setZoom(zoom);
+  // The map takes the height the hand below it leaves on screen: the hand is in view while
+  // deciding (the page scrolls only for the tracks, and at a zoom above 1).
+  const handPanel = $("hand-panel");
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty("--hand-h", `${handPanel.offsetHeight}px`);
+    document.documentElement.style.setProperty("--top-h", `${$("topbar").offsetHeight}px`);
+    markHandOverflow();
+  }).observe(handPanel);
   $("zoom-in").addEventListener("click", () => setZoom(zoom + 0.25));
   $("zoom-out").addEventListener("click", () => setZoom(zoom - 0.25));
   $("analysis-toggle").addEventListener("change", (e) => {

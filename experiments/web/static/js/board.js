@@ -1,7 +1,7 @@
 // The board around the map: status bar, tracks, regions, hand, piles, decision, log.
 import { h, fill } from "./svg.js";
 import { t, sideName, regionName, cardName, getLang, termName } from "./i18n.js";
-import { cardFace, cardChip } from "./cards.js";
+import { cardFace, cardChip, cardTip } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 const TRACKS = [
@@ -51,10 +51,19 @@ export function renderTracks(content, view) {
 export function renderRegions(content, view) {
   const level = (p) => (p.control ? t("control") : p.domination ? t("domination") : p.presence ? t("presence") : "–");
   const zh = (name) => regionName(content.regions.find((r) => r.name === name) || { name });
-  const rows = view.regions.map((r) => h("tr", { "data-region": r.name },
-    h("td", {}, zh(r.name)),
-    h("td", { class: "lvl usa" }, r.usa ? `${level(r.usa)} (${r.usa.battlegrounds}+${r.usa.others})` : ""),
-    h("td", { class: "lvl china" }, r.china ? `${level(r.china)} (${r.china.battlegrounds}+${r.china.others})` : ""),
+  // A sub-region has no levels: what its scoring counts, the countries each side controls
+  // there (battlegrounds among them), from the view's control (10.3).
+  const sub = (name, side) => {
+    const mine = content.countries.filter((c) => (c.subregions || []).includes(name) && view.control[c.id] === side);
+    return t("subregion_cell", mine.length, mine.filter((c) => c.battleground).length);
+  };
+  const cellOf = (r, side) => (r.kind === "subregion"
+    ? h("td", { class: `lvl ${side} sub`, title: t("subregion_tip") }, sub(r.name, side))
+    : h("td", { class: `lvl ${side}` }, r[side] ? `${level(r[side])} (${r[side].battlegrounds}+${r[side].others})` : "–"));
+  const rows = view.regions.map((r) => h("tr", { "data-region": r.name, class: r.kind === "subregion" ? "subregion" : null },
+    h("td", r.kind === "subregion" ? { title: t("subregion_tip") } : {},
+      zh(r.name), r.kind === "subregion" ? h("sup", { class: "help" }, " ?") : null),
+    cellOf(r, "usa"), cellOf(r, "china"),
     h("td", { class: "lvl usa" }, String(r.score_now.usa)),
     h("td", { class: "lvl china" }, String(r.score_now.china))));
   fill($("regions-body"), h("table", {},
@@ -67,6 +76,7 @@ export function renderCards(content, view, cardOptions, onPick) {
   const card = (id) => content.cards[id];
   const seat = view.seat;
   const handHost = $("hand");
+  handHost.classList.toggle("hand-row", !!(seat && view.hand));
   if (seat && view.hand) {
     fill(handHost, view.hand.map((id) => cardFace(card(id), cardOptions[id] || null, onPick)));
   } else if (view.hands) {  // a finished game or a replay: both hands, face up
@@ -75,7 +85,9 @@ export function renderCards(content, view, cardOptions, onPick) {
   } else {
     fill(handHost);
   }
-  $("hand-title").textContent = seat ? `${t("hand")} (${sideName(seat)})` : t("hand");
+  $("hand-title").textContent = seat ? `${t("hand")} (${sideName(seat)})` +
+    (view.hand && view.hand.length ? ` · ${t("hand_count", view.hand.length)}` : "") : t("hand");
+  markHandOverflow();
   const opp = seat === "usa" ? "china" : seat === "china" ? "usa" : null;
   const lines = [];
   if (opp) lines.push(h("div", { id: "opp-hand" }, t("opp_hand", sideName(opp), view.hand_sizes[opp])));
@@ -100,6 +112,14 @@ export function renderCards(content, view, cardOptions, onPick) {
     (view.playing || []).length ? pile("playing", view.playing, true) : null,
     pile("in_play", view.in_play || [], true), pile("discard", view.discard || []),
     pile("removed", view.removed || []));
+}
+
+/** Say so when the hand's row is wider than the screen (the rest is a sideways scroll). */
+export function markHandOverflow() {
+  const hand = $("hand"), more = $("hand-more");
+  const over = hand.classList.contains("hand-row") && hand.scrollWidth > hand.clientWidth + 2;
+  more.textContent = over ? t("hand_more") : "";
+  more.classList.toggle("hidden", !over);
 }
 
 /** The pending history card's four outcomes and the modifiers' values and costs. */
@@ -168,24 +188,35 @@ export function renderDecision(content, view, ctx) {
   return { byCountry, byCard };
 }
 
-/** The log: newest at the bottom; hovering a line highlights the countries it touched.
+/** A log line's text, the name of the card it names (if any) marked to show the card. */
+function logText(e, text, c) {
+  const name = c ? cardName(c) : null;
+  const at = name ? text.indexOf(name) : -1;
+  if (at < 0) return [text];
+  return [text.slice(0, at), h("span", { class: "cardref" }, name), text.slice(at + name.length)];
+}
+
+/** The log: newest at the bottom; hovering a line highlights the countries it touched and
+ *  shows the card it names (a card the viewer's log shows: a hidden one has card -1).
  *  Only new lines are added (a long game's log has a thousand lines). */
-export function renderLog(entries, onTouch, seat) {
+export function renderLog(entries, onTouch, seat, cards = []) {
   const host = $("log");
   const atBottom = host.scrollHeight - host.scrollTop - host.clientHeight < 30;
   const zh = getLang() === "zh";
   const key = `${getLang()}|${seat}|${entries.length ? entries[0].seq : ""}`;
   let have = host.dataset.key === key ? host.childElementCount : 0;
   if (have > entries.length || (have && host.lastElementChild.dataset.seq !== String(entries[have - 1].seq))) have = 0;
-  if (!have) host.replaceChildren();
+  if (!have) { host.replaceChildren(); cardTip(null); }
   host.dataset.key = key;
   const frag = document.createDocumentFragment();
   for (const e of entries.slice(have)) {
+    const c = Number.isInteger(e.card) && e.card >= 0 && !e.hidden ? cards[e.card] : null;
     const el = h("div", { class: e.countries && e.countries.length ? "touches" : "",
-                          "data-seq": e.seq, "data-countries": (e.countries || []).join(",") },
-      zh && e.text_zh ? e.text_zh : e.text);
-    el.addEventListener("mouseenter", () => onTouch(e.countries || []));
-    el.addEventListener("mouseleave", () => onTouch([]));
+                          "data-seq": e.seq, "data-countries": (e.countries || []).join(","),
+                          "data-card": c ? c.id : null },
+      logText(e, zh && e.text_zh ? e.text_zh : e.text, c));
+    el.addEventListener("mouseenter", () => { onTouch(e.countries || []); if (c) cardTip(c, el); });
+    el.addEventListener("mouseleave", () => { onTouch([]); if (c) cardTip(null); });
     frag.appendChild(el);
   }
   host.appendChild(frag);

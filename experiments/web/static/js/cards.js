@@ -11,8 +11,11 @@ function meta(c) {
 
 /** A full card face; `option` makes it a legal choice (click calls onPick(option)). */
 export function cardFace(c, option = null, onPick = null) {
+  // A long text makes a wider card rather than a very tall one (a CJK character counts two).
+  const size = [...cardText(c)].reduce((n, ch) => n + (ch.codePointAt(0) > 0x2e7f ? 2 : 1), 0);
+  const width = size > 420 ? " wider" : size > 240 ? " wide" : "";
   const el = h("div", {
-    class: `card ${c.side}${c.scoring ? " scoring" : ""}${option ? " legal" : ""}${option && option.total_war ? " war" : ""}`,
+    class: `card ${c.side}${c.scoring ? " scoring" : ""}${option ? " legal" : ""}${option && option.total_war ? " war" : ""}${width}`,
     "data-card": c.id, "data-action": option ? option.action : null,
     title: option ? (getLang() === "zh" && option.label_zh ? option.label_zh : option.label) : null,
   },
@@ -31,4 +34,22 @@ export function cardChip(c) {
   return h("span", { class: `chip ${c.side}`, "data-card": c.id },
     cardName(c) + (c.scoring ? "" : ` (${c.ops})`),
     h("span", { class: "tip" }, h("b", {}, cardName(c)), h("br"), meta(c), h("br"), cardText(c)));
+}
+
+/** The floating card shown beside a log line naming it (null: hide it). */
+export function cardTip(c, anchor = null) {
+  let tip = document.getElementById("card-tip");
+  if (!tip) {
+    tip = h("div", { id: "card-tip", class: "hidden", role: "tooltip" });
+    document.body.appendChild(tip);
+  }
+  if (!c) { tip.classList.add("hidden"); tip.replaceChildren(); return; }  // nothing left in the page
+  tip.replaceChildren(cardFace(c));
+  tip.dataset.card = c.id;
+  tip.classList.remove("hidden");
+  const r = anchor.getBoundingClientRect();
+  const w = tip.offsetWidth, ht = tip.offsetHeight;
+  const left = r.left - w - 8 >= 0 ? r.left - w - 8 : Math.min(r.right + 8, window.innerWidth - w - 4);
+  tip.style.left = `${Math.max(4, left)}px`;
+  tip.style.top = `${Math.max(4, Math.min(r.top, window.innerHeight - ht - 4))}px`;
 }
