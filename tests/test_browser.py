@@ -225,6 +225,21 @@ def test_full_game_against_heuristic_through_clicks(page: Any, server: str) -> N
     page.screenshot(path=str(SHOTS / "board_end.png"), full_page=True)
     assert taken > 20, taken
     print(f"full game: {taken} decisions clicked in {elapsed:.1f} s")
+    # After the game: its record downloads (and replays), and the game replays on the board.
+    from experiments import records
+
+    with page.expect_download() as got:
+        page.click("#download-record")
+    rec = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))
+    final = records.final_game(records.from_data(rec))
+    assert final.is_over and final.vp == _api(server, "GET", "/api/games/" + re.search(
+        r"game=([^&]+)", page.evaluate("() => location.hash")).group(1))["vp"]
+    page.click("#replay-game")
+    page.wait_for_selector("#timeline")
+    page.wait_for_function("n => document.body.dataset.decision === String(n)",
+                           arg=len(rec["actions"]))
+    assert page.locator("#result").is_visible()
+    assert page.locator("#after-game").count() == 0  # a replay offers no new record
 
 
 def test_hot_seat_hides_each_hand_between_turns(page: Any, server: str) -> None:
@@ -323,7 +338,7 @@ def _finished_record(seed: int = 11) -> dict[str, Any]:
 
 
 def test_replay_timeline_jumps(page: Any, server: str, tmp_path: Path) -> None:
-    rec = _finished_record()
+    rec = _finished_record(2**62 + 11)  # a seed no JavaScript number holds: sent as it is
     path = tmp_path / "record.json"
     path.write_text(json.dumps(rec), encoding="utf-8")
     n = len(rec["actions"])

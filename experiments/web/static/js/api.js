@@ -3,13 +3,16 @@ export class ApiError extends Error {
   constructor(status, message) { super(message); this.status = status; }
 }
 
-export async function api(path, { method = "GET", token = null, body = undefined } = {}) {
+// `text`: a JSON body sent as it is (a record file: parsing it in JavaScript would round
+// its 64-bit seed to a double); `body`: an object sent as JSON.
+export async function api(path, { method = "GET", token = null, body = undefined, text = undefined } = {}) {
   const headers = {};
   if (token) headers["X-Seat-Token"] = token;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const payload = text !== undefined ? text : body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) headers["Content-Type"] = "application/json";
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, headers, body: payload });
   } catch (e) {
     throw new ApiError(0, "the server cannot be reached");
   }

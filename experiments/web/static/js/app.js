@@ -91,7 +91,9 @@ function render() {
   // game's undo: nothing hidden revealed and nobody else decided since).
   const canUndo = human && !hide && !v.over && !!v.can_undo;
   const { byCountry, byCard } = renderDecision(S.content, shown,
-    { pick, undo, canUndo, showPrompt: v.mode === "replay" });
+    { pick, undo, canUndo, showPrompt: v.mode === "replay",
+      finished: v.over && v.mode !== "replay" ? { replay: replayGame, download: downloadRecord,
+                                                 home: () => { location.hash = ""; } } : null });
   S.map.update(shown);
   S.map.choices(byCountry);
   renderCards(S.content, shown, byCard, pick);
@@ -253,6 +255,26 @@ async function refreshAnalysis() {
   } catch (e) {
     fill($("analysis-body"), h("div", { class: "meta" }, e.message));
   }
+}
+
+// ------------------------------------------------------------------ a finished game
+async function replayGame() {
+  try {
+    const r = await api("/api/replays", { method: "POST", body: { game: S.route.game } });
+    location.hash = `#replay=${encodeURIComponent(r.id)}&at=${r.decisions}`;
+  } catch (e) {
+    toast(t("error", e.message));
+  }
+}
+
+/** The finished game's record as a file, the server's bytes as they are (its 64-bit seed
+ *  would not survive a JavaScript number); it carries its content: it replays anywhere. */
+function downloadRecord() {
+  const a = h("a", { href: `/api/games/${encodeURIComponent(S.route.game)}/record`,
+                     download: `evenstar-${S.route.game}.json` });
+  document.body.append(a);
+  a.click();
+  a.remove();
 }
 
 // ------------------------------------------------------------------ replay

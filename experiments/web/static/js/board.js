@@ -150,7 +150,12 @@ export function renderDecision(content, view, ctx) {
     host.className = "panel";
     fill(host, h("h2", {}, t("game_over")),
       h("div", { id: "result", "data-winner": r.winner || "" },
-        h("b", {}, r.winner ? t("winner", sideName(r.winner)) : t("draw")), " — ", r.reason || ""));
+        h("b", {}, r.winner ? t("winner", sideName(r.winner)) : t("draw")), " — ", r.reason || ""),
+      // A finished game (not a replay): watch it again, keep its record, or start anew.
+      ctx.finished ? h("div", { class: "row", id: "after-game" },
+        h("button", { id: "replay-game", onclick: ctx.finished.replay }, t("replay_this")),
+        h("button", { id: "download-record", onclick: ctx.finished.download }, t("download_record")),
+        h("button", { id: "new-game", onclick: ctx.finished.home }, t("new_game"))) : null);
     return { byCountry, byCard };
   }
   if (!d) { host.className = "panel idle"; fill(host); return { byCountry, byCard }; }

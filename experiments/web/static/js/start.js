@@ -75,10 +75,10 @@ export async function renderStart(content, app) {
     h("label", {}, t("record_path") + " ", path),
     h("button", { class: "primary", id: "start-replay", onclick: async () => {
       try {
-        let body;
-        if (file.files.length) body = JSON.parse(await file.files[0].text());
-        else body = { path: path.value.trim() };
-        const r = await api("/api/replays", { method: "POST", body });
+        // The file goes as it is: its seed may not survive a JavaScript number.
+        const r = file.files.length
+          ? await api("/api/replays", { method: "POST", text: await file.files[0].text() })
+          : await api("/api/replays", { method: "POST", body: { path: path.value.trim() } });
         app.go(`#replay=${encodeURIComponent(r.id)}&at=0`);
       } catch (e) { fail(e); }
     } }, t("load")));
