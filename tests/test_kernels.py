@@ -258,8 +258,9 @@ def _whole(net, obs, mask, native: bool):
 
 @settings(max_examples=30, deadline=None)
 @given(b=st.integers(1, 9), seed=st.integers(0, 2**16), token=st.sampled_from([16, 32, 12]),
-       hidden=st.sampled_from([(32,), (24, 16), ()]), density=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
-       masked=st.booleans(), generic=st.booleans())
+       hidden=st.sampled_from([(32,), (24, 16), ()]),
+       density=st.sampled_from([0.0, 0.05, 0.3, 1.0]), masked=st.booleans(),
+       generic=st.booleans())
 def test_native_forward_pass_is_pytorchs_within_rounding(b, seed, token, hidden, density, masked,
                                                           generic):
     """The whole network without gradients (kernels.infer: float64, both builds, any
