@@ -176,6 +176,9 @@ class TrainConfig:
     china_frac: float = _opt(0.5, "share of league games in which the learner plays China "
                                   "(more for the side it is weaker on)")
     pool_size: int = _opt(8, "most recent snapshots in the league")
+    exploiters: str = _opt("", "checkpoint folders of frozen networks (exploiters of this "
+                               "policy, experiments/exploit.py) that join the league's "
+                               "snapshots for good, comma-separated")
     snapshot_greedy: bool = _opt(False, "snapshot opponents play their most likely action "
                                         "(as a learned agent does) instead of sampling")
     snapshot_every: int = _opt(20, "updates between snapshots")
@@ -900,6 +903,9 @@ class Trainer:
         self.workers = workers(cfg, self.net_cfg)
         if self.ref is not None:
             self._add_snapshot("init", _state_dict(self.ref), save=False)
+        for k, path in enumerate(filter(None, cfg.exploiters.split(","))):
+            # in the league as a snapshot that is never retired, drawn by PFSP
+            self.add_opponent(f"exploiter{k}", load_checkpoint(Path(path), self.content)[0])
         for name in self.snapshots:
             net = load_checkpoint(self.run / "snapshots" / name, self.content)[0]
             self._add_snapshot(name, _state_dict(net), save=False)

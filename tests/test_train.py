@@ -468,3 +468,23 @@ def test_the_trainers_adam_is_pytorchs_fused_one_and_takes_an_unfused_state():
         opt.step()
     assert torch.allclose(net.weight, twin.weight, atol=1e-7)
     assert adam(net.parameters(), 1e-3, "meta").defaults["fused"] is None
+
+
+def test_exploiters_join_the_league_for_good(smoke_run: Path, tmp_path: Path) -> None:
+    """Issue 35: --exploiters puts frozen networks (exploiters of the policy being trained)
+    in the league's snapshots; the newest snapshots retire past --pool-size, they do not."""
+    import json
+
+    exploiter = smoke_run / "checkpoints" / "latest"
+    train.main(["--smoke", "--runs-dir", str(tmp_path), "--exploiters", str(exploiter),
+                "--pool-size", "1", "--selfplay-frac", "0", "--scripted-frac", "0"])
+    state = json.loads((tmp_path / "smoke" / "checkpoints" / "latest" / "state.json")
+                       .read_text())
+    league = state["league"]["entries"]
+    assert league.get("exploiter0") == "snapshot"
+    assert state["update"] > 1 and len(state["snapshots"]) == 1  # the others retired
+    assert state["league"]["games"]["exploiter0"] > 0  # it is played
+    with pytest.raises(SystemExit) as e:
+        train.main(["--smoke", "--runs-dir", str(tmp_path / "x"), "--exploiters",
+                    str(tmp_path / "missing")])
+    assert "missing" in str(e.value.code)
