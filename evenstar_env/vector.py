@@ -174,6 +174,10 @@ class BatchedGames(ABC):
         self.slots.reset(seed, only)
         self._started[:], self._ends = True, {}
         self._mark_started(only)
+        native = getattr(self, "_native", None)
+        if native is not None:  # the native backend starts its games in C++
+            native.reset(only)
+            return
         for i in range(self.num_envs):
             if only is None or only[i]:
                 self._start(i)
@@ -300,17 +304,6 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game (rows of ended games are all True)."""
         return self._mask.copy()
-
-    def _reset_all(self, seed: int | Sequence[int | None] | None,
-                   options: dict[str, Any] | None = None) -> None:
-        if self._native is None:
-            super()._reset_all(seed, options)
-            return
-        only = self._reset_mask(options)
-        self.slots.reset(seed, only)
-        self._started[:], self._ends = True, {}
-        self._mark_started(only)
-        self._native.reset(only)
 
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._native is None:
@@ -470,16 +463,6 @@ class SelfPlayVectorEnv(BatchedGames):
                     "ended_by": SIDES[mover]}
         return {"illegal_action": True, "illegal_action_id": as_int_or_repr(action),
                 "result": "illegal action", "winner": SIDES[1 - mover], "ended_by": SIDES[mover]}
-
-    def _reset_all(self, seed: int | Sequence[int | None] | None,
-                   options: dict[str, Any] | None = None) -> None:
-        if self._native is None:
-            super()._reset_all(seed, options)
-            return
-        only = self._reset_mask(options)
-        self.slots.reset(seed, only)
-        self._mark_started(only)
-        self._native.reset(only)
 
     def _step_all(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._native is None:
