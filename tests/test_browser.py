@@ -682,3 +682,20 @@ def test_reading_the_board(page: Any, server: str) -> None:
     row = page.locator('#regions tr[data-region="Southeast Asia"]')
     assert re.search(r"\d+ ctrl \(\d+ BG\)", row.locator("td.usa").first.inner_text())
     assert "10.3" in row.locator("td").first.get_attribute("title")
+
+
+def test_modifier_cards_show_their_value_and_price(page: Any, server: str) -> None:
+    """A history event's modifier choice (R16): each button says what the card adds to the
+    roll and what it costs, beside the outcomes by roll (China's first decision)."""
+    page.goto("/")
+    page.select_option("#agent-side", "china")
+    page.select_option("#agent-spec", "heuristic")
+    page.click("#start-agent")
+    page.wait_for_selector('#decision [data-group="mod"]')
+    labels = page.locator('#decision [data-group="mod"]').all_inner_texts()
+    content = _api(server, "GET", "/api/content")
+    want = {f"{'+' if m['value'] > 0 else '−' if m['value'] < 0 else '±'}{abs(m['value'])}"
+            f" · costs {m['cost']} reserve(s)" if m["name"] != "counter"
+            else f"Counter · costs {m['cost']} reserve(s)" for m in content["modifiers"]}
+    assert labels and set(labels) <= want, labels
+    assert page.locator("#decision").inner_text().count("<=1") == 1  # the outcomes by roll

@@ -177,7 +177,9 @@ export function renderDecision(content, view, ctx) {
     else if (o.group === "card" && inHand.has(o.index)) byCard[o.index] = o;
     else if (o.group === "card") loose.push(cardFace(content.cards[o.index], o, ctx.pick));
     else buttons.push(h("button", { class: o.total_war ? "war" : "", "data-action": o.action,
-                                    "data-group": o.group, onclick: () => ctx.pick(o) }, optionLabel(o)));
+                                    "data-group": o.group, title: optionLabel(o),
+                                    onclick: () => ctx.pick(o) },
+                        o.group === "mod" ? modifierLabel(content, o) : optionLabel(o)));
   }
   const notes = [];
   if (Object.keys(byCountry).length) notes.push(h("div", { class: "meta" }, t("choose_country")));
@@ -191,6 +193,16 @@ export function renderDecision(content, view, ctx) {
     ctx.canUndo ? h("div", { style: "margin-top:6px" },
       h("button", { id: "undo", onclick: ctx.undo }, "↶ " + t("undo"))) : null);
   return { byCountry, byCard };
+}
+
+/** A modifier card's button: its value and price ("+2 · costs 2 reserve(s)"), beside the
+ *  history card's outcomes by roll that it shifts. */
+function modifierLabel(content, o) {
+  const m = (content.modifiers || [])[o.index];
+  if (!m) return optionLabel(o);
+  const value = m.name === "counter" ? t("mod_counter")
+    : `${m.value > 0 ? "+" : m.value < 0 ? "−" : "±"}${Math.abs(m.value)}`;
+  return `${value} · ${t("mod_cost", m.cost)}`;
 }
 
 /** A log line's text, the name of the card it names (if any) marked to show the card. */
