@@ -227,6 +227,12 @@ class Game:
         return Decision(SIDES[player], kind, legal, dict(ctx),
                         DECISION_TEXT[kind].format_map(_Default(fmt)))
 
+    def _decision_key(self) -> tuple[int, Any] | None:
+        """Who decides and what kind of decision (None when none is pending), without
+        building the Decision: what a seat sees of the opponent's pending decision."""
+        p = self._m.s.pending
+        return None if p is None else (p[1], p[2])
+
     def _pending(self) -> tuple | None:
         """The pending decision's tuple (the native core leaves its frame out: None)."""
         return self._m.s.pending
@@ -753,19 +759,13 @@ def consistent_redraw(game: Game, p: int, seed: int, redraw: Callable[[int], Gam
     `p` sees in `game` (who decides, and what kind of decision): a redrawn hand that
     would skip it contradicts what `p` observes.  After RESAMPLE_TRIES the last redraw
     is kept (documented in docs/native.md; the real hand always fits)."""
-    want = _public_decision(game)
+    want = game._decision_key()
     for k in range(RESAMPLE_TRIES):
         g = redraw((seed + k * GOLDEN) % 2**64)
         g._reask_for(1 - p)
-        if _public_decision(g) == want:
+        if g._decision_key() == want:
             break
     return g
-
-
-def _public_decision(g: Game) -> tuple[Any, ...]:
-    """What a seat sees of the pending decision without its options."""
-    d = g.decision
-    return (g.is_over,) if d is None else (d.player, d.kind)
 
 
 def redraw_hidden(m: Machine, p: int, seed: int) -> None:

@@ -428,6 +428,12 @@ class NativeGame(Game):
     def is_over(self) -> bool:
         return self._engine.is_over()
 
+    def _decision_key(self) -> tuple[int, int] | None:
+        """Game._decision_key from the core (the kind as its code)."""
+        e = self._engine
+        p = e.player()
+        return None if p < 0 else (p, e.pending_kind())
+
     def legal_actions(self) -> np.ndarray:
         return self._engine.legal()
 

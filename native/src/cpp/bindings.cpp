@@ -247,6 +247,7 @@ NB_MODULE(_core, m) {
         }, nb::arg("p"), nb::arg("out").noconvert(), "player p's observation into out (float32, no allocation)")
         .def("is_over", [](const Engine& e) { return e.s->over != 0; })
         .def("player", [](const Engine& e) { return e.s->has_pending ? e.s->p_player : -1; })
+        .def("pending_kind", [](const Engine& e) { return e.s->has_pending ? e.s->p_kind : -1; })
         .def("can_happen", [](const Engine& e, int card, int executor) {
             check_card_side(*e.t, card, executor);
             return Machine(*e.t, e.checked()).can_happen(card, executor);
