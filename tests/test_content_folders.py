@@ -371,3 +371,19 @@ def test_the_learned_agent_refuses_a_deck_of_another_layout(overlay: Path) -> No
     assert g.content.nc == Game(0).content.nc  # the same size: only the layout differs
     with pytest.raises(ValueError, match="trained on content of layout .* cannot read"):
         agent.act(None, g.action_mask(), g)
+
+
+def test_an_edit_of_the_same_layout_is_played_by_the_learned_agent() -> None:
+    """docs/content.md: five cards' ops changed (docs/examples/five_changed) keep the
+    layout, so the shipped network plays the deck (docs give its measured win rate)."""
+    from agents.specs import make_agent
+
+    folder = Path(__file__).resolve().parent.parent / "docs" / "examples" / "five_changed"
+    edited = load_content(folder)
+    assert len(diff(load_content(), edited)) == 5
+    g = Game(4, content=edited)
+    agent = make_agent("learned", 4)
+    for _ in range(30):
+        a = agent.act(None, g.action_mask(), g)
+        assert g.action_mask()[a]
+        g.step(a)
