@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: browser serve setup demo train train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
+.PHONY: browser serve setup demo train train-league train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -52,6 +52,30 @@ train: setup
 		--eval-every 20 --eval-games 20 --checkpoint-every 4 --seed 7
 	$(BIN)/python -m experiments.war_risk_tune --init runs/ppo/checkpoints/best \
 		--out runs/war_risk --games 1000 --rounds 6 --threads 2 --seed 0
+
+# The shipped policy's last steps (2026-11-29; docs/agents.md, "The shipped policy since
+# 2026-11-29"): an exploiter of the policy `make train` made on each seat (PPO from its
+# weights, 1.5M samples), that policy fine-tuned for 22 minutes in a league that holds both
+# exploiters, the heuristic and its own snapshots, then the war-risk DAgger again;
+# agents/checkpoints/learned is runs/league_war_risk/checkpoint (about an hour on the
+# 2-core VM in all).
+POLICY ?= runs/war_risk/checkpoint
+EXPLOIT := --init target --device cpu --samples 1500000 --minutes 25 --games 200 \
+	--baseline-games 200 --curve-every 20 --curve-games 10 --num-envs 64 --rollout-steps 64 \
+	--epochs 2 --minibatch 2048 --threads 1 --workers 1 --workers-eval 1
+train-league: setup
+	$(BIN)/python -m experiments.exploit --target learned:$(POLICY) --seat usa $(EXPLOIT) \
+		--seed 12 --out runs/exploit-usa
+	$(BIN)/python -m experiments.exploit --target learned:$(POLICY) --seat china $(EXPLOIT) \
+		--seed 11 --out runs/exploit-china
+	$(BIN)/python -m experiments.train --name league --init $(POLICY) \
+		--exploiters runs/exploit-usa/checkpoints/latest,runs/exploit-china/checkpoints/latest \
+		--minutes 22 --num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 --lr 0.0001 \
+		--ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 --selfplay-frac 0.1 --scripted-frac 0.2 \
+		--scripted heuristic --china-frac 0.6 --snapshot-greedy --eval-every 40 --eval-games 10 \
+		--checkpoint-every 10 --seed 21
+	$(BIN)/python -m experiments.war_risk_tune --init runs/league/checkpoints/latest \
+		--out runs/league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 
 train-smoke: setup
 	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke
