@@ -89,3 +89,21 @@ def test_illegal_action_sets_error_and_changes_nothing() -> None:
     assert b.error.tolist() == [1, 0]
     assert b.game(0).to_dict() == before[0]
     assert b.game(1).to_dict() != before[1]
+
+
+def test_play_random_moves_only_the_named_side_and_checks_its_input() -> None:
+    """Batch.play_random (the SB3 adapter's in-batch random opponent): the named side plays
+    until the other is to move or the game ends, each slot's stream advancing; bad sides or
+    lengths are refused (no crash)."""
+    b = NativeBatch(8, 3)
+    streams = np.arange(8, dtype=np.uint64)
+    first = b.player.copy()
+    b._b.play_random(np.zeros(8, dtype=np.int32), streams)  # the US moves where it is to
+    moved = first == 0
+    assert moved.any() and (streams[moved] != np.arange(8, dtype=np.uint64)[moved]).all()
+    assert (streams[~moved] == np.arange(8, dtype=np.uint64)[~moved]).all()
+    assert ((b.player != 0) | (b.player == -1)).all()  # none left with the US to move
+    for sides, states in ((np.full(8, 2, dtype=np.int32), streams),
+                          (np.zeros(7, dtype=np.int32), streams)):
+        with pytest.raises(RuntimeError, match="play_random"):
+            b._b.play_random(sides, states)
