@@ -263,9 +263,9 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     @app.get("/api/content/{cid}", summary="Static data of the content a game or replay "
              "was played with (its view's content_id)", response_class=JSONResponse)
     async def get_content_of(cid: str) -> Response:
-        known = {content_id(r.content): r.content for r in replays.values()}
-        c = known.get(cid) or sessions.content_of(cid)
-        return Response(content_bytes(c), media_type="application/json")
+        # every game's and replay's content is in the store (a replay keeps it on loading)
+        data = drawn.get(cid) or content_bytes(sessions.content_of(cid))
+        return Response(data, media_type="application/json")
 
     @app.get("/api/agents", summary="The agent specs a game may name")
     async def get_agents() -> dict[str, Any]:
