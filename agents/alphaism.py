@@ -56,7 +56,7 @@ from evenstar_env.env.observation import encoder_for
 from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
 from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
-from .networks import CheckpointError, load_checkpoint
+from .networks import CheckpointError, DeckNetworks
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
 PRIOR_FLOOR = 1e-12
@@ -113,6 +113,7 @@ class AlphaISMCTSAgent:
         self.c, self.rollout_mix, self.batch = c_puct, rollout_mix, batch
         self.rollout_depth, self.eval_scale = rollout_depth, eval_scale
         self.encoder: Any = None
+        self.nets: DeckNetworks | None = None  # from_checkpoint: the network for each deck
         self.reseed(seed)
 
     @classmethod
@@ -123,9 +124,9 @@ class AlphaISMCTSAgent:
             raise CheckpointError(f"alphaism: no network checkpoint at {path} (a folder with "
                                   "weights.pt and config.json; train one, or name it: "
                                   "alphaism:SIMS:PATH)")
-        net, _, _ = load_checkpoint(path)
-        agent = cls(net, **kw)
-        agent.name = f"alphaism:{path.name}"
+        nets = DeckNetworks(path, "alphaism")
+        agent = cls(nets.net, **kw)
+        agent.nets, agent.name = nets, f"alphaism:{path.name}"
         return agent
 
     def reseed(self, seed: int | None) -> None:
@@ -165,6 +166,8 @@ class AlphaISMCTSAgent:
     def act(self, observation: Any, action_mask: np.ndarray, game: Game | None = None) -> int:
         if game is None:
             raise ValueError("AlphaISMCTSAgent needs the game")
+        if self.nets is not None and (net := self.nets.for_game(game)) is not self.net:
+            self.net, self.encoder = net.eval(), None  # another deck: its own layout
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])

@@ -1,7 +1,8 @@
 """A policy trained by experiments/train.py (or cloned) as an agent.
 
 Loads an :mod:`agents.networks` checkpoint folder (``weights.pt`` read weights-only,
-``config.json``); plays the most likely legal action (``greedy``) or samples one.
+``config.json``); plays the most likely legal action (``greedy``) or samples one.  A
+network that reads cards by their data plays any deck on its board (docs/agents.md).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .base import check_layout, observation_vector
-from .networks import load_checkpoint
+from .base import observation_vector
+from .networks import DeckNetworks
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "checkpoints" / "learned"
 
@@ -25,7 +26,8 @@ class LearnedAgent:
 
     def __init__(self, path: str | Path = DEFAULT_PATH, greedy: bool = True,
                  seed: int | None = None) -> None:
-        self.net, self.config, self.facts = load_checkpoint(Path(path))
+        self.nets = DeckNetworks(Path(path), "LearnedAgent")
+        self.net, self.config, self.facts = self.nets.net, self.nets.config, self.nets.facts
         self.greedy = greedy
         self.reseed(seed)
 
@@ -34,7 +36,7 @@ class LearnedAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
-        check_layout(self.config.content, game, "LearnedAgent")
+        net = self.nets.for_game(game)
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])
@@ -44,7 +46,7 @@ class LearnedAgent:
         torch.set_num_threads(1)  # one position: extra threads only cost (docs/agents.md)
         try:
             with torch.no_grad():
-                logits = self.net(x, mask)[0][0]  # masked by the network
+                logits = net(x, mask)[0][0]  # masked by the network
         finally:
             torch.set_num_threads(threads)
         if self.greedy:

@@ -22,10 +22,12 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F  # noqa: N812
 
 from agents import kernels
 from evenstar_env.content import Content, fingerprint, load_content
 from evenstar_env.engine.actions import ActionSpace
+from evenstar_env.env.card_features import card_features
 from evenstar_env.env.observation import encoder_for
 from evenstar_env.safe_io import read_bounded, read_json
 
@@ -53,6 +55,19 @@ class NetConfig:
         c = content or load_content()
         return cls(obs_size=encoder_for(c).size, n_actions=ActionSpace.for_content(c).n,
                    content=fingerprint(c), **kw)
+
+
+def board_key(content: Content) -> str:
+    """What a ``card_features`` network needs unchanged to play a content: the countries,
+    the history cards and every observation field that is not a card's, by name and size
+    (a deck edit keeps it; a map edit, or a new card that widens a decision field, does
+    not)."""
+    import hashlib
+
+    enc, per_card = encoder_for(content), set(CARD_FIELDS)
+    fields = [f"{k}:{s.stop - s.start}" for k, s in enc.layout.items() if k not in per_card]
+    names = [x.name for x in content.countries] + [h.id for h in content.history]
+    return hashlib.sha256("\n".join(names + fields).encode()).hexdigest()[:16]
 
 
 def fresh_config(kind: str, hidden: tuple[int, ...], token: int = 32,
@@ -187,7 +202,11 @@ class StructuredPolicyValue(nn.Module):
     with no non-zero field; on a CPU both token stages run as fused native kernels
     (agents/kernels.py).
     Options: ``token`` (token width, default 32), ``max_pool`` (max- rather than
-    standard-deviation pooling of the countries; slower).  `hidden` are the trunk's widths.
+    standard-deviation pooling of the countries; slower), ``card_features`` (a card's
+    identity and its action's dense row are a learned function of its data,
+    :mod:`evenstar_env.env.card_features`, plus a learned per-card residual: a card the
+    network never saw gets its terms from its data alone; :func:`load_checkpoint` carries
+    such a network to another deck on the same board).  `hidden` are the trunk's widths.
     """
 
     def __init__(self, cfg: NetConfig, content: Content | None = None) -> None:
@@ -196,6 +215,9 @@ class StructuredPolicyValue(nn.Module):
         sp = ActionSpace.for_content(c)
         d = int(cfg.options.get("token", 32))
         self.max_pool = bool(cfg.options.get("max_pool", False))
+        self.card_features = bool(cfg.options.get("card_features", False))
+        self.card_ids = [card.id for card in c.cards]
+        self.board = board_key(c) if self.card_features else ""
         self.native = True  # the fused kernels where built (agents/kernels.py)
         country, card, rest = token_indices(c)
         static = torch.tensor(np.stack(list(encoder_for(c).static_features.values()), 1))
@@ -221,6 +243,13 @@ class StructuredPolicyValue(nn.Module):
         self.card_out = nn.Linear(d, d)
         self.trunk, width = dense_stack(rest.numel() + 4 * d, cfg.hidden, nn.ReLU)
         self.policy = nn.Linear(width, cfg.n_actions)
+        if self.card_features:
+            feats = torch.tensor(card_features(c))
+            self.register_buffer("card_feats", feats, persistent=False)
+            self.card_feat = nn.Linear(feats.shape[1], d, bias=False)
+            self.card_policy = nn.Linear(feats.shape[1], width + 1, bias=False)
+            nn.init.normal_(self.card_feat.weight, std=0.02)
+            nn.init.zeros_(self.card_policy.weight)
         self.value = nn.Linear(width, 1)
         self.country_query = nn.Linear(width, d)
         self.card_query = nn.Linear(width, d)
@@ -233,6 +262,24 @@ class StructuredPolicyValue(nn.Module):
         nn.init.zeros_(self.policy.bias)
         for emb in (self.country_id, self.card_id):
             nn.init.normal_(emb.weight, std=0.1)
+
+    def card_ident(self) -> torch.Tensor:
+        """Every card's identity term (nc x d): its learned embedding, plus (option
+        ``card_features``) a learned function of its data."""
+        if not self.card_features:
+            return self.card_id.weight
+        return self.card_id.weight + self.card_feat(self.card_feats)
+
+    def policy_params(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The dense head's weight and bias; with ``card_features`` a card action's row
+        adds a learned function of the card's data to its own."""
+        w, b = self.policy.weight, self.policy.bias
+        if not self.card_features:
+            return w, b
+        extra = self.card_policy(self.card_feats)  # nc x (width + 1)
+        lo, hi = self.card0, self.card0 + self.nc
+        return (torch.cat([w[:lo], w[lo:hi] + extra[:, :-1], w[hi:]]),
+                torch.cat([b[:lo], b[lo:hi] + extra[:, -1], b[hi:]]))
 
     def memo(self, name: str, tensors: tuple[torch.Tensor, ...], make: Callable[[], Any]) -> Any:
         """``make()``, kept under `name` until one of `tensors` is replaced (``.to``,
@@ -277,7 +324,7 @@ class StructuredPolicyValue(nn.Module):
         make = {"country_ident": lambda: self.country_id.weight
                 + self.country_static(self.static) + self.country_in.bias,
                 "country_bias": lambda: self.country_out.bias + self.neighbours.bias,
-                "card_ident": lambda: self.card_id.weight + self.card_in.bias,
+                "card_ident": lambda: self.card_ident() + self.card_in.bias,
                 "base": lambda: self.base_tokens(self.card_id.weight)}
         if torch.is_grad_enabled():
             return {k: f() for k, f in make.items()}
@@ -288,12 +335,15 @@ class StructuredPolicyValue(nn.Module):
         return (self.country_id.weight, self.country_static.weight, self.static,
                 self.country_in.bias, self.country_out.bias, self.neighbours.bias,
                 self.card_id.weight, self.card_in.weight, self.card_in.bias,
-                self.card_out.weight, self.card_out.bias)
+                self.card_out.weight, self.card_out.bias,
+                *((self.card_feat.weight, self.card_feats) if self.card_features else ()))
 
     def packed(self) -> kernels.Packed:
         """The network's arrays for the native forward pass (kernels.infer), kept until a
         parameter or buffer changes (:meth:`memo`)."""
-        return self.memo("packed", (*self.parameters(), self.static, self.adj), self.pack)
+        features = (self.card_feats,) if self.card_features else ()
+        return self.memo("packed", (*self.parameters(), self.static, self.adj, *features),
+                         self.pack)
 
     def pack(self) -> kernels.Packed:
         """:meth:`packed`, made afresh."""
@@ -301,15 +351,16 @@ class StructuredPolicyValue(nn.Module):
             return t.detach().contiguous().numpy()
         with torch.no_grad():
             terms, g = self.terms(), self.country_graph()
-            layers = [m for m in self.trunk if isinstance(m, nn.Linear)] + [
-                self.policy, self.value, self.country_query, self.card_query]
+            layers = [(m.weight, m.bias) for m in self.trunk if isinstance(m, nn.Linear)]
+            layers += [self.policy_params()] + [(m.weight, m.bias) for m in (
+                self.value, self.country_query, self.card_query)]
             glob = np.array(self.global_ranges, dtype=np.int64).reshape(-1)
             args = (g.starts, arr(terms["country_ident"]), arr(self.country_in.weight),
                     arr(self.country_out.weight), arr(self.neighbours.weight),
                     arr(terms["country_bias"]), *g.csr,
                     self.card_starts, arr(terms["card_ident"]), arr(self.card_in.weight),
                     arr(self.card_out.weight), arr(self.card_out.bias), arr(terms["base"]),
-                    glob, [arr(m.weight.t()) for m in layers], [arr(m.bias) for m in layers],
+                    glob, [arr(w.t()) for w, _ in layers], [arr(b) for _, b in layers],
                     *(arr(torch.cat([c.weight[0], c.bias])) for c in (self.country_corr,
                                                                       self.card_corr)),
                     self.country0, self.card0)
@@ -352,7 +403,7 @@ class StructuredPolicyValue(nn.Module):
     def card_token(self, fields: torch.Tensor, card: torch.Tensor) -> torch.Tensor:
         """The tokens (... x d) of cards `card` whose fields are `fields` (... x fields)."""
         return torch.relu(self.card_out(torch.relu(self.card_in(fields)
-                                                   + self.card_id.weight[card])))
+                                                   + self.card_ident()[card])))
 
     def tokens(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Every country token (B x n x d), every card token (B x nc x d) and the card
@@ -450,7 +501,7 @@ class StructuredPolicyValue(nn.Module):
         country_mean, spread, country_token_at = self.country_stage(obs, terms)
         card_mean, in_hand, card_token_at = self.card_stage(obs, terms)
         t = self.trunk_out(obs, torch.cat([country_mean, spread, card_mean, in_hand], -1))
-        logits = self.policy(t)
+        logits = F.linear(t, *self.policy_params())
         legal = mask if mask is not None else obs.new_ones(logits.shape, dtype=torch.bool)
         cb, ck = legal[:, self.card0:self.card0 + self.nc].nonzero(as_tuple=True)
         corr = self.card_corr(torch.relu(card_token_at(cb, ck) + self.card_query(t)[cb]))
@@ -505,7 +556,9 @@ def save_checkpoint(path: Path, net: nn.Module, cfg: NetConfig,
     tmp = path / "weights.pt.tmp"
     torch.save(state, tmp)
     tmp.replace(path / "weights.pt")
-    doc = {"format": FORMAT, "net": asdict(cfg), "extra": extra or {}}
+    doc: dict[str, Any] = {"format": FORMAT, "net": asdict(cfg), "extra": extra or {}}
+    if getattr(net, "card_features", False):  # what load_checkpoint carries to other decks
+        doc.update(cards=net.card_ids, board=net.board)
     tmp = path / "config.json.tmp"
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     tmp.replace(path / "config.json")
@@ -517,7 +570,7 @@ MAX_LAYERS = 16
 MAX_WIDTH = 16_384  # units per hidden layer
 MAX_TOKEN = 1_024  # the structured kind's token width
 MAX_PARAMS = 200_000_000  # 800 MB of float32, as for PPO policy files
-OPTIONS: dict[str, type] = {"token": int, "max_pool": bool}
+OPTIONS: dict[str, type] = {"token": int, "max_pool": bool, "card_features": bool}
 
 
 def one_line(exc: BaseException, limit: int = 300) -> str:
@@ -573,6 +626,32 @@ def check_config(raw: Any, where: str = "config") -> NetConfig:
                      content=raw.get("content", ""), options=dict(options))
 
 
+def carry_cards(state: dict[str, torch.Tensor], trained: Any, content: Content,
+                path: Path) -> dict[str, torch.Tensor]:
+    """A ``card_features`` network's weights moved to the deck of `content`: each card
+    keeps its learned residuals (identity and action row) by id, a card new to the network
+    gets zeros (its terms then come from its data alone), a card the deck dropped goes."""
+    rows = state.get("card_id.weight")
+    if rows is None or "policy.weight" not in state or "policy.bias" not in state:
+        raise CheckpointError(f"{path}/weights.pt: not a structured network's weights")
+    if (not isinstance(trained, list) or not all(isinstance(x, str) for x in trained)
+            or len(trained) != len(rows) or len(set(trained)) != len(trained)):
+        raise CheckpointError(f"{path}/config.json: 'cards' must list the {len(rows)} "
+                              "distinct card ids the network was trained on")
+    at = {cid: i for i, cid in enumerate(trained)}
+    old = [at.get(card.id, -1) for card in content.cards]
+    src = torch.tensor([max(i, 0) for i in old])
+    known = torch.tensor([i >= 0 for i in old])[:, None]
+
+    def moved(t: torch.Tensor) -> torch.Tensor:  # the card rows come first (card0 = 0)
+        cards = t[:len(trained)].reshape(len(trained), -1)
+        cards = torch.where(known, cards[src], 0.0).reshape(-1, *t.shape[1:])
+        return torch.cat([cards, t[len(trained):]])
+
+    return {**state, "card_id.weight": moved(rows), "policy.weight": moved(state["policy.weight"]),
+            "policy.bias": moved(state["policy.bias"])}
+
+
 def _read_doc(path: Path) -> dict[str, Any]:
     cfg_path = path / "config.json"
     doc = read_json(cfg_path, MAX_CONFIG_BYTES, "checkpoint", CheckpointError)
@@ -623,13 +702,21 @@ def load_checkpoint(path: Path, content: Content | None = None
     doc = _read_doc(path)
     cfg = check_config(doc.get("net"), f"{path}/config.json")
     want = NetConfig.for_content(c)
+    state = load_weights(path / "weights.pt")
     if (cfg.content, cfg.obs_size, cfg.n_actions) != (want.content, want.obs_size,
                                                       want.n_actions):
-        raise CheckpointError(
-            f"{path}: made for content {cfg.content} ({cfg.obs_size} inputs, "
-            f"{cfg.n_actions} actions), this content is {want.content} ({want.obs_size}, "
-            f"{want.n_actions})")
-    state = load_weights(path / "weights.pt")
+        if not (cfg.options.get("card_features") and doc.get("board") == board_key(c)):
+            hint = ("its cards are read by index: retrain, or convert it to read them by "
+                    "their data (scripts/card_features.py)" if not cfg.options.get(
+                        "card_features") else "the board differs (countries, history "
+                    "cards or a decision field), not only the deck")
+            raise CheckpointError(
+                f"{path}: made for content {cfg.content} ({cfg.obs_size} inputs, "
+                f"{cfg.n_actions} actions), this content is {want.content} "
+                f"({want.obs_size}, {want.n_actions}): {hint}")
+        state = carry_cards(state, doc.get("cards"), c, path)
+        cfg = NetConfig(kind=cfg.kind, hidden=cfg.hidden, obs_size=want.obs_size,
+                        n_actions=want.n_actions, content=want.content, options=cfg.options)
     net = build_network(cfg, c)
     try:
         net.load_state_dict(state)
@@ -638,3 +725,46 @@ def load_checkpoint(path: Path, content: Content | None = None
                               f"({one_line(e)})") from None
     net.eval()
     return net, cfg, dict(doc.get("extra") or {})
+
+
+def plays(path: Path, content: Content) -> bool:
+    """Whether the checkpoint at `path` plays `content` (its own layout, or any deck on
+    its board for a ``card_features`` network), from its config alone."""
+    try:
+        doc = _read_doc(Path(path))
+        cfg = check_config(doc.get("net"), str(path))
+    except CheckpointError:
+        return False
+    if cfg.content == fingerprint(content):
+        return True
+    return bool(cfg.options.get("card_features")) and doc.get("board") == board_key(content)
+
+
+class DeckNetworks:
+    """A checkpoint's network for each content it is asked to play: a ``card_features``
+    network is carried to any deck on its board (:func:`load_checkpoint`, kept per
+    layout), one that reads cards by index plays its own layout only (ValueError)."""
+
+    def __init__(self, path: Path, who: str) -> None:
+        self.path, self.who = Path(path), who
+        self.net, self.config, self.facts = load_checkpoint(self.path)
+        self._nets: dict[str, nn.Module] = {self.config.content: self.net}
+
+    def for_game(self, game: Any) -> nn.Module:
+        """The network for `game`'s content (the loaded one when `game` is None)."""
+        if game is None:
+            return self.net
+        c = game.content
+        fp = getattr(c, "_layout_fingerprint", None)
+        if fp is None:
+            fp = c._layout_fingerprint = fingerprint(c)
+        net = self._nets.get(fp)
+        if net is None:
+            try:
+                net = load_checkpoint(self.path, c)[0]
+            except CheckpointError as e:
+                raise ValueError(f"{self.who} cannot play {c.source}: {e} (use heuristic, "
+                                 "cautious, ismcts or random)") from None
+            self._nets[fp] = net
+        return net
+

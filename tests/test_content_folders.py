@@ -359,20 +359,6 @@ def test_an_old_record_of_other_content_replays_with_content_named(tmp_path: Pat
     assert result.exit_code == 0 and "Result:" in result.output
 
 
-def test_the_learned_agent_refuses_a_deck_of_another_layout(overlay: Path) -> None:
-    """It reads cards by index: on an edited deck of the same size it would misread them
-    silently, so it stops with one clear error instead (docs/content.md)."""
-    from agents.specs import make_agent
-
-    agent = make_agent("learned", 0)
-    g = Game(0)
-    assert g.action_mask()[agent.act(None, g.action_mask(), g)]
-    g = Game(0, content=overlay)
-    assert g.content.nc == Game(0).content.nc  # the same size: only the layout differs
-    with pytest.raises(ValueError, match="trained on content of layout .* cannot read"):
-        agent.act(None, g.action_mask(), g)
-
-
 def test_an_edit_of_the_same_layout_is_played_by_the_learned_agent() -> None:
     """docs/content.md: five cards' ops changed (docs/examples/five_changed) keep the
     layout, so the shipped network plays the deck (docs give its measured win rate)."""

@@ -34,10 +34,8 @@ def test_a_server_of_other_content_plays_it_and_its_records_travel(deck: Path, t
         drawn = cl.get("/api/content").json()
         assert drawn["content_id"] == content_id(mine)
         assert "Silicon Valley Boom" in [c["name"] for c in drawn["cards"]]
-        # The shipped network cannot read a deck of another layout: not offered, refused.
-        assert "learned" not in cl.get("/api/agents").json()["agents"]
-        r = cl.post("/api/games", json={"usa": "human", "china": "learned"})
-        assert r.status_code == 400 and "shipped deck" in r.json()["error"]
+        # The shipped network reads cards by their data: it is offered for an edited deck.
+        assert "learned" in cl.get("/api/agents").json()["agents"]
         g = new_game(cl, usa="heuristic", china="random")
         end = _finish(cl, g["id"])
         assert end["content_id"] == content_id(mine)
@@ -120,3 +118,15 @@ def test_serve_takes_a_content_folder_and_refuses_a_bad_one(tmp_path, monkeypatc
     res = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "h.sqlite"),
                                    "--content", str(bad)])
     assert res.exit_code != 0 and "ops" in res.output
+
+
+def test_the_networks_are_refused_on_another_board(tmp_path: Path) -> None:
+    """A history card taken out changes the board, which the shipped network cannot read:
+    its agents are not offered there, and asked for, refused."""
+    other = make_overlay(tmp_path / "other", remove=("dayton_agreement", "patriot_act"))
+    with client(tmp_path / "g.sqlite", content=other) as cl:
+        agents = cl.get("/api/agents").json()["agents"]
+        assert "learned" not in agents and "heuristic" in agents
+        for spec in ("learned", "alphaism:200"):
+            r = cl.post("/api/games", json={"usa": "human", "china": spec})
+            assert r.status_code == 400 and "shipped board" in r.json()["error"], r.text

@@ -436,7 +436,7 @@ def pool_kind(spec: str) -> str:
     return "search" if spec.partition(":")[0] in MAX_SEARCH else "quick"
 
 
-NETWORKS = ("learned", "alphaism")  # agents of the shipped network (its deck layout only)
+NETWORKS = ("learned", "alphaism")  # agents of the shipped network (its board only)
 
 
 def shipped_id() -> str:
@@ -446,9 +446,25 @@ def shipped_id() -> str:
 
 def offered(content: Content | None = None) -> list[str]:
     """The agent specs offered for games of `content`: the shipped network's agents only
-    where its deck has the shipped layout (the network reads cards by their index)."""
-    same = content is None or fingerprint(content) == fingerprint(load_content())
-    return [a for a in OFFERED if same or a.partition(":")[0] not in NETWORKS]
+    where it can read the content (any deck on the shipped board: it reads cards by their
+    data, agents/networks.py)."""
+    return [a for a in OFFERED if a.partition(":")[0] not in NETWORKS or network_plays(content)]
+
+
+def network_plays(content: Content | None) -> bool:
+    """Whether the shipped network plays `content` (kept per layout)."""
+    if content is None:
+        return True
+    fp = fingerprint(content)
+    if fp not in _PLAYS:
+        from agents.learned_agent import DEFAULT_PATH
+        from agents.networks import plays
+
+        _PLAYS[fp] = plays(DEFAULT_PATH, content)
+    return _PLAYS[fp]
+
+
+_PLAYS: dict[str, bool] = {}
 
 
 def check_spec(spec: str, seat: str, content: Content | None = None) -> None:
@@ -464,8 +480,8 @@ def check_spec(spec: str, seat: str, content: Content | None = None) -> None:
                              f"human, {', '.join(offered(content))}")
 
     if kind in NETWORKS and kind not in {a.partition(":")[0] for a in offered(content)}:
-        raise refuse(f"{kind} was trained on the shipped deck and cannot read this server's "
-                     f"content ({content.source if content else 'shipped'})")
+        raise refuse(f"{kind} was trained on the shipped board and cannot read this "
+                     f"server's content ({content.source if content else 'shipped'})")
 
     if kind in ("heuristic", "learned", "cautious", "random"):
         if arg:
