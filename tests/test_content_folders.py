@@ -373,3 +373,41 @@ def test_an_edit_of_the_same_layout_is_played_by_the_learned_agent() -> None:
         a = agent.act(None, g.action_mask(), g)
         assert g.action_mask()[a]
         g.step(a)
+
+
+FIVE_NEW = ("summit_of_the_americas", "three_gorges_dam", "us_vietnam_trade_agreement",
+            "doha_round", "aiib")
+
+
+def test_the_five_new_example_adds_five_cards_whose_events_are_played() -> None:
+    """docs/examples/five_new: the shipped deck plus five new cards, nothing changed or
+    removed; their texts agree with their effects, and heuristic games on it run to the
+    end with the new cards' events played."""
+    from agents.specs import make_agent
+    from evenstar_env.content.text_check import Places, card_mismatches, content_mismatches
+
+    folder = Path(__file__).resolve().parent.parent / "docs" / "examples" / "five_new"
+    shipped, edited = load_content(), load_content(folder)
+    old, new = {c.id for c in shipped.cards}, {c.id for c in edited.cards}
+    assert old <= new and new - old == set(FIVE_NEW)
+    lines = diff(shipped, edited)
+    assert len(lines) == 5 and all(" added: " in line for line in lines)
+    assert content_mismatches(edited.raw) == []
+    m = edited.raw.map
+    places = Places(m.countries, [r.name for r in m.regions] + [s.name for s in m.subregions])
+    names = sorted((c.name for c in edited.cards), key=len, reverse=True)
+    for cid in FIVE_NEW:  # the check is not vacuous: a wrong number in the text is caught
+        card = edited.cards[edited.card_by_id[cid]]
+        assert card_mismatches(card, places, names) == []
+        wrong = card.model_copy(update={"text": card.text.replace("1", "7", 1)})
+        assert card_mismatches(wrong, places, names), cid
+    fired: set[str] = set()
+    for seed in range(4):
+        g = Game(seed, content=edited, events=True)
+        agents = {side: make_agent("heuristic", seed) for side in ("usa", "china")}
+        while not g.is_over:
+            g.step(agents[g.current_player].act(None, g.action_mask(), g))
+        assert g.result is not None
+        fired |= {edited.cards[e["card"]].id for e in g.events("all")
+                  if e["type"] == "event" and e["card"] < len(edited.cards)} & set(FIVE_NEW)
+    assert fired, "no new card's event was played"
