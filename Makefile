@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: browser serve setup demo train train-league train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
+.PHONY: browser serve setup demo train train-deck train-league train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -52,6 +52,8 @@ train: setup
 		--eval-every 20 --eval-games 20 --checkpoint-every 4 --seed 7
 	$(BIN)/python -m experiments.war_risk_tune --init runs/ppo/checkpoints/best \
 		--out runs/war_risk --games 1000 --rounds 6 --threads 2 --seed 0
+	# read cards by their data, computing the same (scripts/card_features.py)
+	$(BIN)/python scripts/card_features.py runs/war_risk/checkpoint
 
 # The shipped policy's last steps (2026-11-29; docs/agents.md, "The shipped policy since
 # 2026-11-29"): an exploiter of the policy `make train` made on each seat (PPO from its
@@ -76,6 +78,22 @@ train-league: setup
 		--checkpoint-every 10 --seed 21
 	$(BIN)/python -m experiments.war_risk_tune --init runs/league/checkpoints/latest \
 		--out runs/league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
+	$(BIN)/python scripts/card_features.py runs/league_war_risk/checkpoint
+
+# The shipped policy fine-tuned for an edited deck on the shipped board (docs/agents.md,
+# "Learned agents on an edited deck"): 12 minutes of PPO from its weights on DECK, half
+# the games against the heuristic, then 3 rounds of the war-risk DAgger; about 15 minutes
+# on the 2-core VM.  Play it: learned:runs/deck_war_risk/checkpoint.
+DECK ?= docs/examples/five_new
+DECK_INIT ?= agents/checkpoints/learned
+train-deck: setup
+	$(BIN)/python -m experiments.train --name deck --init $(DECK_INIT) --content $(DECK) \
+		--minutes 12 --num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 --lr 0.0001 \
+		--ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 --selfplay-frac 0.4 \
+		--scripted-frac 0.5 --scripted heuristic --china-frac 0.6 --snapshot-greedy \
+		--eval-every 1000 --checkpoint-every 10 --seed 31
+	$(BIN)/python -m experiments.war_risk_tune --init runs/deck/checkpoints/latest \
+		--content $(DECK) --out runs/deck_war_risk --games 600 --rounds 3 --threads 2 --seed 0
 
 train-smoke: setup
 	$(BIN)/python -m experiments.cloning --smoke --out runs/cloning/smoke

@@ -25,6 +25,15 @@ from torch import nn
 from torch.nn import functional as F  # noqa: N812
 
 from agents import kernels
+from agents.deck_carry import (
+    CarryError,
+    carry_cards,
+    carry_trunk,
+    check_facts,
+    deck_scales,
+    scale_ratio,
+    trunk_columns,
+)
 from evenstar_env.content import Content, fingerprint, load_content
 from evenstar_env.engine.actions import ActionSpace
 from evenstar_env.env.card_features import card_features
@@ -59,12 +68,12 @@ class NetConfig:
 
 def board_key(content: Content) -> str:
     """What a ``card_features`` network needs unchanged to play a content: the countries,
-    the history cards and every observation field that is not a card's, by name and size
-    (a deck edit keeps it; a map edit, or a new card that widens a decision field, does
-    not)."""
+    the history cards and every observation field that is not a card's, by name and size,
+    but for ``option_effects``, whose columns are carried by name (agents/deck_carry.py).
+    A deck edit keeps it; a map edit or a history card does not."""
     import hashlib
 
-    enc, per_card = encoder_for(content), set(CARD_FIELDS)
+    enc, per_card = encoder_for(content), {*CARD_FIELDS, "option_effects"}
     fields = [f"{k}:{s.stop - s.start}" for k, s in enc.layout.items() if k not in per_card]
     names = [x.name for x in content.countries] + [h.id for h in content.history]
     return hashlib.sha256("\n".join(names + fields).encode()).hexdigest()[:16]
@@ -218,6 +227,7 @@ class StructuredPolicyValue(nn.Module):
         self.card_features = bool(cfg.options.get("card_features", False))
         self.card_ids = [card.id for card in c.cards]
         self.board = board_key(c) if self.card_features else ""
+        self.scales = deck_scales(c) if self.card_features else {}
         self.native = True  # the fused kernels where built (agents/kernels.py)
         country, card, rest = token_indices(c)
         static = torch.tensor(np.stack(list(encoder_for(c).static_features.values()), 1))
@@ -558,7 +568,7 @@ def save_checkpoint(path: Path, net: nn.Module, cfg: NetConfig,
     tmp.replace(path / "weights.pt")
     doc: dict[str, Any] = {"format": FORMAT, "net": asdict(cfg), "extra": extra or {}}
     if getattr(net, "card_features", False):  # what load_checkpoint carries to other decks
-        doc.update(cards=net.card_ids, board=net.board)
+        doc.update(cards=net.card_ids, board=net.board, scales=net.scales)
     tmp = path / "config.json.tmp"
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     tmp.replace(path / "config.json")
@@ -626,30 +636,35 @@ def check_config(raw: Any, where: str = "config") -> NetConfig:
                      content=raw.get("content", ""), options=dict(options))
 
 
-def carry_cards(state: dict[str, torch.Tensor], trained: Any, content: Content,
-                path: Path) -> dict[str, torch.Tensor]:
-    """A ``card_features`` network's weights moved to the deck of `content`: each card
-    keeps its learned residuals (identity and action row) by id, a card new to the network
-    gets zeros (its terms then come from its data alone), a card the deck dropped goes."""
+def carry_deck(state: dict[str, torch.Tensor], doc: dict[str, Any], content: Content,
+               path: Path) -> dict[str, torch.Tensor]:
+    """A ``card_features`` network's weights carried to the deck of `content` on its board
+    (agents/deck_carry.py): card rows by id, the trunk's option-effect columns by name,
+    and the inputs scaled by the deck's extremes rescaled."""
     rows = state.get("card_id.weight")
-    if rows is None or "policy.weight" not in state or "policy.bias" not in state:
-        raise CheckpointError(f"{path}/weights.pt: not a structured network's weights")
-    if (not isinstance(trained, list) or not all(isinstance(x, str) for x in trained)
-            or len(trained) != len(rows) or len(set(trained)) != len(trained)):
-        raise CheckpointError(f"{path}/config.json: 'cards' must list the {len(rows)} "
-                              "distinct card ids the network was trained on")
-    at = {cid: i for i, cid in enumerate(trained)}
-    old = [at.get(card.id, -1) for card in content.cards]
-    src = torch.tensor([max(i, 0) for i in old])
-    known = torch.tensor([i >= 0 for i in old])[:, None]
-
-    def moved(t: torch.Tensor) -> torch.Tensor:  # the card rows come first (card0 = 0)
-        cards = t[:len(trained)].reshape(len(trained), -1)
-        cards = torch.where(known, cards[src], 0.0).reshape(-1, *t.shape[1:])
-        return torch.cat([cards, t[len(trained):]])
-
-    return {**state, "card_id.weight": moved(rows), "policy.weight": moved(state["policy.weight"]),
-            "policy.bias": moved(state["policy.bias"])}
+    if rows is None or not {"policy.weight", "policy.bias", "trunk.0.weight",
+                            "country_in.weight"} <= set(state):
+        raise CheckpointError(f"{path}/weights.pt: not a structured network's weights "
+                              "with a trunk")
+    try:
+        trained, old = check_facts(doc, len(rows), path)
+    except CarryError as e:
+        raise CheckpointError(str(e)) from None
+    new = deck_scales(content)
+    state = carry_cards(state, trained, content)
+    tokens = {*COUNTRY_FIELDS, *CARD_FIELDS, "option_places"}
+    old_cols = trunk_columns(content, old["option_features"], tokens)
+    first = state["trunk.0.weight"]
+    if (first.shape[1] != len(old_cols) + 4 * rows.shape[1]
+            or old["option_slots"] != new["option_slots"]):
+        raise CheckpointError(f"{path}: the trunk does not read this board's fields")
+    state["trunk.0.weight"] = carry_trunk(first, old_cols, trunk_columns(
+        content, new["option_features"], tokens), old, new)
+    chosen = COUNTRY_FIELDS.index("decision_chosen")  # counts scaled by max_points
+    w = state["country_in.weight"].clone()
+    w[:, chosen] *= scale_ratio(old, new, "max_points")
+    state["country_in.weight"] = w
+    return state
 
 
 def _read_doc(path: Path) -> dict[str, Any]:
@@ -714,7 +729,7 @@ def load_checkpoint(path: Path, content: Content | None = None
                 f"{path}: made for content {cfg.content} ({cfg.obs_size} inputs, "
                 f"{cfg.n_actions} actions), this content is {want.content} "
                 f"({want.obs_size}, {want.n_actions}): {hint}")
-        state = carry_cards(state, doc.get("cards"), c, path)
+        state = carry_deck(state, doc, c, path)
         cfg = NetConfig(kind=cfg.kind, hidden=cfg.hidden, obs_size=want.obs_size,
                         n_actions=want.n_actions, content=want.content, options=cfg.options)
     net = build_network(cfg, c)

@@ -130,6 +130,8 @@ class TrainConfig:
     name: str = _opt("ppo", "run folder runs/NAME")
     runs_dir: str = _opt("runs", "where run folders go")
     init: str = _opt("", "start from this networks checkpoint; it is also the KL reference")
+    content: str = _opt("shipped", "content folder or overlay to train on (an --init that "
+                                   "reads cards by their data carries over to a new deck)")
     net: str = _opt("mlp", "network kind when there is no --init (agents/networks.py)")
     hidden: str = _opt("512,512", "layer widths (the structured kind's trunk) when there is "
                                   "no --init")
@@ -406,7 +408,8 @@ def torch_threads(n: int) -> Iterator[None]:
 def make_env(cfg: TrainConfig, n: int) -> SelfPlayVectorEnv:
     reward = "vp_diff" if cfg.vp_scale > 0 else "win_loss"
     kw: dict[str, Any] = {"backend": cfg.env_backend} if cfg.env_backend else {}
-    return SelfPlayVectorEnv(n, reward=reward, vp_scale=cfg.vp_scale or 1.0, **kw)
+    return SelfPlayVectorEnv(n, reward=reward, vp_scale=cfg.vp_scale or 1.0,
+                             content=load_content(cfg.content), **kw)
 
 
 def learner_score(env: SelfPlayVectorEnv, i: int, seat: int, total: float) -> float:
@@ -423,7 +426,7 @@ class RolloutWorker:
 
     def __init__(self, cfg: dict[str, Any], net_cfg: dict[str, Any], index: int) -> None:
         self.cfg = TrainConfig(**cfg)
-        self.content = load_content()
+        self.content = load_content(self.cfg.content)
         self.net_cfg = _net_config(net_cfg)
         self.net = build_network(self.net_cfg, self.content).eval()
         self.snapshots: dict[str, torch.nn.Module] = {}
@@ -873,7 +876,7 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.threads)
         self.rng = np.random.default_rng([cfg.seed, 1 << 20])
-        self.content = load_content()
+        self.content = load_content(cfg.content)
         self.ref: torch.nn.Module | None = None
         if cfg.init:
             net, self.net_cfg, _ = load_checkpoint(Path(cfg.init), self.content)

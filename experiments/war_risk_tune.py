@@ -62,6 +62,7 @@ class TuneConfig:
 
     init: str = "agents/checkpoints/learned"
     out: str = "runs/war_risk"
+    content: str = "shipped"  # a content folder or overlay (a deck on the shipped board)
     rounds: int = 6
     games: int = 1000
     num_envs: int = 64
@@ -246,7 +247,7 @@ def by_card_text(content: Content, by_card: dict[int, list[int]]) -> str:
 def tune(cfg: TuneConfig) -> Path:
     """Run the rounds; returns the checkpoint folder."""
     cfg.check()
-    content = load_content()
+    content = load_content(cfg.content)
     net, net_cfg, facts = load_checkpoint(Path(cfg.init), content)
     teacher = load_checkpoint(Path(cfg.init), content)[0].eval()
     for spec in filter(None, cfg.opponents.split(",")):
@@ -258,7 +259,8 @@ def tune(cfg: TuneConfig) -> Path:
     rng = np.random.default_rng([cfg.seed, 7])
     train_cfg = TrainConfig(seed=cfg.seed, num_envs=cfg.num_envs, rollout_steps=64,
                             selfplay_frac=cfg.selfplay_frac, scripted_frac=1 - cfg.selfplay_frac,
-                            scripted=cfg.opponents, china_frac=cfg.china_frac)
+                            scripted=cfg.opponents, china_frac=cfg.china_frac,
+                            content=cfg.content)
     worker = RolloutWorker(asdict(train_cfg), asdict(net_cfg), 0)
     opt = adam(net.parameters(), cfg.lr)
     rows: Rows | None = None

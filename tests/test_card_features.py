@@ -11,14 +11,17 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_content_folders import make_overlay
 
 from agents.card_transfer import ridge_loo, to_card_features
+from agents.deck_carry import SCALED, carry_cards, carry_trunk, deck_scales, trunk_columns
 from agents.learned_agent import DEFAULT_PATH, LearnedAgent
 from agents.networks import (
+    CARD_FIELDS,
+    COUNTRY_FIELDS,
     CheckpointError,
     board_key,
     build_network,
-    carry_cards,
     fresh_config,
     load_checkpoint,
     plays,
@@ -28,7 +31,6 @@ from evenstar_env import Game
 from evenstar_env.content import load_content
 from evenstar_env.env.card_features import card_features, feature_names
 from evenstar_env.env.observation import observe
-from tests.test_content_folders import make_overlay
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +143,7 @@ def test_carrying_moves_rows_by_card_id(data: st.DataObject) -> None:
     state = {"card_id.weight": torch.randn(n, 4), "policy.weight": torch.randn(n + rest, 5),
              "policy.bias": torch.randn(n + rest)}
     content = SimpleNamespace(cards=[SimpleNamespace(id=x) for x in deck])
-    out = carry_cards(state, trained, content, Path("ck"))
+    out = carry_cards(state, trained, content)
     for j, cid in enumerate(deck):
         for key in state:
             row = out[key][j]
@@ -171,18 +173,58 @@ def test_a_checkpoint_of_another_board_or_with_bad_cards_is_refused(tmp_path: Pa
     doc = json.loads((tmp_path / "ck" / "config.json").read_text())
     for change, why in ((("board", "0" * 16), "board differs"),
                         (("cards", ["x"] * len(doc["cards"])), "distinct card ids"),
-                        (("cards", "nafta"), "distinct card ids")):
+                        (("cards", "nafta"), "distinct card ids"),
+                        (("scales", {"max_points": 6}), "'scales' must hold"),
+                        (("scales", {**doc["scales"], "max_cap": -1}), "'scales' must hold")):
         (tmp_path / "ck" / "config.json").write_text(json.dumps({**doc, change[0]: change[1]}))
         with pytest.raises(CheckpointError, match=why):
             load_checkpoint(tmp_path / "ck", load_content(deck))
 
 
-def test_the_shipped_policy_plays_an_edited_deck_to_the_end(deck: Path) -> None:
-    """Its cards are read by their data: a new card, a changed one and a removed one."""
+FIVE_NEW = Path(__file__).resolve().parent.parent / "docs" / "examples" / "five_new"
+
+
+def test_the_trunk_reads_every_known_input_as_in_training() -> None:
+    """five_new brings an option effect no shipped option has (an economy track of the
+    US): that column reads with zero weight, every other is moved by name and rescaled,
+    so the first layer computes the same on the inputs the network knew."""
+    old_c, new_c = load_content(), load_content(FIVE_NEW)
+    old, new = deck_scales(old_c), deck_scales(new_c)
+    assert set(new["option_features"]) - set(old["option_features"]) == {"track_economy_usa"}
+    tokens = {*COUNTRY_FIELDS, *CARD_FIELDS, "option_places"}
+    oc, nc = trunk_columns(old_c, old["option_features"], tokens), \
+        trunk_columns(new_c, new["option_features"], tokens)
+    assert oc == trunk_columns(new_c, old["option_features"], tokens)  # the same board
+    rng = np.random.default_rng(0)
+    w = torch.tensor(rng.normal(size=(5, len(oc) + 3)))
+    doubled = {**new, "max_points": 2 * new["max_points"],
+               "option_scale": [2 * x for x in new["option_scale"]]}
+    for scales in (new, doubled):
+        wn = carry_trunk(w, oc, nc, old, scales)
+        x_new = torch.tensor(rng.normal(size=len(nc)))
+        x_new[[i for i, c in enumerate(nc) if c[0] == "option_effects"
+               and c[1][1] == "track_economy_usa"]] = 0.0  # an input the network never saw
+        at = {c: i for i, c in enumerate(nc)}
+        x_old = torch.zeros(len(oc), dtype=torch.float64)
+        for i, (name, off) in enumerate(oc):
+            mult = (scales[SCALED[name]] / old[SCALED[name]] if name in SCALED
+                    else scales["option_scale"][scales["option_features"].index(off[1])]
+                    / old["option_scale"][old["option_features"].index(off[1])]
+                    if name == "option_effects" else 1.0)
+            x_old[i] = x_new[at[(name, off)]] * mult
+        pooled = torch.tensor(rng.normal(size=3))
+        assert torch.allclose(wn @ torch.cat([x_new, pooled]), w @ torch.cat([x_old, pooled]))
+
+
+@pytest.mark.parametrize("which", ["my_deck", "five_new"])
+def test_the_shipped_policy_plays_an_edited_deck_to_the_end(deck: Path, which: str) -> None:
+    """Its cards are read by their data: a new card, a changed one and a removed one
+    (my_deck); five new cards, one with a new kind of option (five_new)."""
     from agents.specs import make_agent
 
     agent = make_agent("learned", 0)
     assert agent.net.card_features
+    deck = deck if which == "my_deck" else FIVE_NEW
     g = Game(2, content=deck)
     while not g.is_over:
         a = agent.act(None, g.action_mask(), g)
@@ -190,3 +232,27 @@ def test_the_shipped_policy_plays_an_edited_deck_to_the_end(deck: Path) -> None:
         g.step(a)
     assert g.is_over and agent.nets.for_game(g) is not agent.net
     assert plays(DEFAULT_PATH, load_content(deck))
+
+
+def test_training_fine_tunes_a_card_features_network_for_a_new_deck(tmp_path: Path,
+                                                                      deck: Path) -> None:
+    """`make train-deck`'s steps in small (experiments/train.py and war_risk_tune.py take
+    --content): the run starts from the init carried to the deck and saves for the deck."""
+    from experiments import train, war_risk_tune
+
+    net, cfg = tiny(card_features_on=True)
+    save_checkpoint(tmp_path / "init", net, cfg)
+    train.main(["--smoke", "--runs-dir", str(tmp_path), "--init", str(tmp_path / "init"),
+                "--content", str(deck)])
+    latest = tmp_path / "smoke" / "checkpoints" / "latest"
+    edited = load_content(deck)
+    doc = json.loads((latest / "config.json").read_text())
+    assert doc["cards"] == [c.id for c in edited.cards] and doc["net"]["options"][
+        "card_features"]
+    tuned, _, _ = load_checkpoint(latest, edited)
+    new = [c.id for c in edited.cards].index("silicon_valley")
+    assert tuned.card_id.weight[new].any()  # the new card's residual was learned
+    war_risk_tune.main(["--smoke", "--init", str(latest), "--content", str(deck), "--out",
+                        str(tmp_path / "wr")])
+    assert load_checkpoint(tmp_path / "wr" / "checkpoint", edited)[1].content == \
+        load_checkpoint(latest, edited)[1].content

@@ -162,6 +162,7 @@ class DecisionEffects:
         keep = np.flatnonzero(hi > lo)
         self.option_features = [OPTION_FEATURES[k] for k in keep]
         scale = np.maximum(np.abs(lo), np.abs(hi))[keep]
+        self.option_scale = [float(x) for x in scale]  # each kept feature's divisor
         self.options = {eid: (t[:, :, keep] / scale).reshape(2, -1).astype(np.float32)
                         for eid, t in raw.items()}
         self.option_low = np.tile(lo[keep] / scale, self.option_slots).astype(np.float32)
