@@ -24,7 +24,7 @@ import numpy as np
 from evenstar_env.content import Content, fingerprint, load_content
 from evenstar_env.safe_io import read_bounded, read_json
 
-from .base import observation_vector
+from .base import check_layout, observation_vector
 
 FORMAT = "evenstar-policy-v1"
 SHIPPED_POLICY = Path(__file__).resolve().parent / "checkpoints" / "ppo_selfplay"
@@ -262,12 +262,14 @@ class PPOAgent:
         self.greedy = greedy
         self.reseed(seed)
         self.name = f"ppo:{path.stem}"
+        self.trained_on = content_fingerprint(content)  # the layout its sizes were checked on
 
     def reseed(self, seed: int | None) -> None:
         """Start afresh, as if built with `seed` (the envs call it at every reset)."""
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray, game: Any = None) -> int:
+        check_layout(self.trained_on, game, "PPOAgent")
         observation = observation_vector(observation, game, "PPOAgent")
         with self.torch.no_grad():
             x = self.torch.as_tensor(observation)[None]

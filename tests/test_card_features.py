@@ -256,3 +256,17 @@ def test_training_fine_tunes_a_card_features_network_for_a_new_deck(tmp_path: Pa
                         str(tmp_path / "wr")])
     assert load_checkpoint(tmp_path / "wr" / "checkpoint", edited)[1].content == \
         load_checkpoint(latest, edited)[1].content
+
+
+def test_the_ppo_agent_reads_cards_by_index_and_refuses_an_edited_deck(deck: Path) -> None:
+    """The SB3 policy's layer reads every card by its place: on a deck of the same size
+    with a card swapped it would misread silently, so it stops with one clear error."""
+    from agents.specs import make_agent
+
+    agent = make_agent("ppo", 0)
+    g = Game(0)
+    assert g.action_mask()[agent.act(None, g.action_mask(), g)]
+    g = Game(0, content=deck)
+    assert g.content.nc == load_content().nc  # one card in, one out: the same size
+    with pytest.raises(ValueError, match="PPOAgent .* reads cards by index"):
+        agent.act(None, g.action_mask(), g)
