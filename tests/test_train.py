@@ -273,6 +273,7 @@ def test_env_backend_is_passed_through_and_shaping_is_optional(monkeypatch):
     monkeypatch.setattr(train, "SelfPlayVectorEnv", lambda n, **kw: made.append((n, kw)))
     train.make_env(TrainConfig(env_backend="native"), 3)
     train.make_env(TrainConfig(vp_scale=0.0), 2)
+    assert [kw.pop("content").source for _, kw in made] == ["shipped", "shipped"]  # --content
     assert made[0] == (3, {"reward": "vp_diff", "vp_scale": 200.0, "backend": "native"})
     assert made[1] == (2, {"reward": "win_loss", "vp_scale": 1.0})  # no backend= unless set
 
