@@ -10,7 +10,8 @@ availability counts); what changes is how it is steered and scored:
   count of ISMCTS in place of the parent's visits) and an unvisited action's ``Q`` is
   the node's own mean value for the player choosing there (first-play urgency).
 - **The prior** ``P`` is the network's softmax over the legal actions (masked logits,
-  divided by ``prior_temp``, default 1)
+  divided by ``prior_temp``, default 1; mixed with the uniform distribution as
+  ``(1 - prior_mix) P + prior_mix / |legal|``, default 0)
   of the position where the node was evaluated, renormalised over the actions legal
   in the current determinisation.  An opponent's node stands for many hidden hands:
   when a determinisation offers an action that no evaluation of the node has priced
@@ -27,7 +28,8 @@ availability counts); what changes is how it is steered and scored:
 
 Which decisions the tree branches on follows ISMCTS: only the strategic ones (card,
 mode, headline, modifiers, spends, options...).  Each point of influence and each
-target inside a simulation is taken by :class:`FastPolicy`; at the root they are the
+target inside a simulation is taken by :class:`FastPolicy` (or, ``sim_fine="network"``,
+by the network's arg-max, one forward pass each); at the root they are the
 network's arg-max (``fine="network"``) or the heuristic's look-ahead as in ISMCTS
 (``fine="heuristic"``).  Branching on every point of influence would make the tree several
 levels deep per card play, so that a budget of a few hundred simulations would not
@@ -94,8 +96,8 @@ class AlphaISMCTSAgent:
     def __init__(self, network: torch.nn.Module, simulations: int | None = 200,
                  seconds: float | None = None, c_puct: float = 1.5, rollout_mix: float = 0.0,
                  batch: int = 8, rollout_depth: int = 80, eval_scale: float = 15.0,
-                 fine: str = "network", prior_temp: float = 1.0,
-                 seed: int | None = None) -> None:
+                 fine: str = "network", prior_temp: float = 1.0, prior_mix: float = 0.0,
+                 sim_fine: str = "fast", seed: int | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("alphaism needs a budget: simulations or seconds")
         if not 0.0 <= rollout_mix <= 1.0:
@@ -106,6 +108,11 @@ class AlphaISMCTSAgent:
             raise ValueError(f"batch must be >= 1, got {batch}")
         if fine not in ("network", "heuristic"):
             raise ValueError(f"fine must be 'network' or 'heuristic', got {fine!r}")
+        if sim_fine not in ("fast", "network"):
+            raise ValueError(f"sim_fine must be 'fast' or 'network', got {sim_fine!r}")
+        if not 0.0 <= prior_mix <= 1.0:
+            raise ValueError(f"prior_mix must be in [0, 1], got {prior_mix}")
+        self.prior_mix, self.sim_fine = prior_mix, sim_fine
         self.fine_by = fine
         self.prior_temp = prior_temp
         self.net = network.eval()
@@ -159,7 +166,8 @@ class AlphaISMCTSAgent:
         subset is defined."""
         z = logits[legal].astype(np.float64) / self.prior_temp
         p = np.exp(z - z.max())
-        p = np.maximum(p / p.sum(), PRIOR_FLOOR)
+        p = (1.0 - self.prior_mix) * p / p.sum() + self.prior_mix / len(p)
+        p = np.maximum(p, PRIOR_FLOOR)
         return {int(a): float(q) for a, q in zip(legal, p, strict=True)}
 
     # ------------------------------------------------------------ acting
@@ -215,7 +223,7 @@ class AlphaISMCTSAgent:
         node, path = root, [root]
         while True:
             while not g.is_over and g.decision.kind in FINE_KINDS:  # not tree decisions
-                g.step(self.policy.act(None, g.action_mask(), g))
+                g.step(self._fine_in_simulation(g))
             if g.is_over:
                 self._backup(path, g.returns()[me])
                 return None
@@ -238,6 +246,17 @@ class AlphaISMCTSAgent:
         rollout = (rollout_value(g, me, self.policy, self.rollout_depth, self.eval_scale)
                    if self.rollout_mix else 0.0)
         return _Leaf(path, node, legal, mover, obs, rollout)
+
+    def _fine_in_simulation(self, g: Game) -> int:
+        """A point of influence or a target inside a simulation: :class:`FastPolicy`'s
+        choice, or (``sim_fine="network"``) the network's most likely action."""
+        if self.sim_fine == "fast":
+            return self.policy.act(None, g.action_mask(), g)
+        legal = g.legal_actions()
+        if legal.size == 1:
+            return int(legal[0])
+        logits, _ = self._forward([self._encode(g, g.current_player)], [legal])
+        return int(legal[np.argmax(logits[0][legal])])
 
     def _select(self, node: _Node, legal: np.ndarray, mine: bool) -> int:
         """PUCT over the legal actions, from the chooser's point of view."""

@@ -99,13 +99,15 @@ def spec_weights(spec: str) -> Path | None:
 
 
 ALPHAISM_OPTIONS = {"c": ("c_puct", float), "mix": ("rollout_mix", float),
-                    "batch": ("batch", int), "fine": ("fine", str), "t": ("prior_temp", float)}
+                    "batch": ("batch", int), "fine": ("fine", str), "t": ("prior_temp", float),
+                    "eps": ("prior_mix", float), "sim": ("sim_fine", str)}
 
 
 def alphaism_options(field: str) -> dict[str, Any]:
     """alphaism's SIMS field: ``N`` simulations or ``Xs`` seconds per decision, then
     optional ``,KEY=VALUE`` settings: c (c_puct), mix (rollout_mix), batch, fine, t
-    (prior_temp)."""
+    (prior_temp), eps (prior_mix: the prior mixed with uniform), sim (sim_fine: who takes
+    the fine decisions inside simulations, fast or network)."""
     budget, *options = field.split(",")
     kw: dict[str, Any] = {}
     try:

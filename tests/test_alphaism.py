@@ -11,6 +11,7 @@ import torch
 from helpers import action_round, advance_to
 
 from agents.alphaism import AlphaISMCTSAgent
+from agents.ismcts import FINE_KINDS
 from agents.networks import NetConfig, build_network, save_checkpoint
 from agents.specs import make_agent
 from evenstar_env import Game
@@ -152,7 +153,10 @@ def test_spec_loads_a_checkpoint_and_names_a_missing_one(cfg, random_net, tmp_pa
     assert (tuned.seconds, tuned.fine_by, tuned.rollout_mix, tuned.c, tuned.batch) == (
         0.2, "heuristic", 0.5, 2.0, 2)
     assert make_agent(f"alphaism:8,t=3:{tmp_path / 'net'}", 1).prior_temp == 3.0
-    for bad, message in (("8,depth=3", "unknown setting"), ("8,mix=lots", "mix must be"),
+    mixed = make_agent(f"alphaism:8,eps=0.25,sim=network:{tmp_path / 'net'}", 1)
+    assert (mixed.prior_mix, mixed.sim_fine) == (0.25, "network")
+    for bad, message in (("8,eps=2", "prior_mix must be"), ("8,sim=oracle", "sim_fine must"),
+                         ("8,depth=3", "unknown setting"), ("8,mix=lots", "mix must be"),
                          ("8,mix=2", "rollout_mix must be"), ("8,fine=oracle", "fine must"),
                          ("8,t=0", "prior_temp must be"), ("8,t=-1", "prior_temp must be")):
         with pytest.raises(ValueError, match=message):
@@ -180,3 +184,32 @@ def test_prior_temperature_flattens_the_prior_and_keeps_its_order(random_net) ->
     assert warm[3] < cold[3] and warm[1] > cold[1]
     assert warm[3] == pytest.approx(np.exp(9 / 4) / sum(np.exp(np.array([4, 0, 9]) / 4)))
     assert sum(warm.values()) == pytest.approx(1.0)
+
+
+def test_prior_mix_gives_every_legal_action_a_share(random_net) -> None:
+    """eps: (1 - eps) P + eps / |legal|, so that a search over a peaked policy visits the
+    alternatives (issue 35)."""
+    logits = np.array([4.0, 0.0, -2.0, 30.0])
+    legal = np.array([0, 1, 3])
+    mixed = agent(random_net, prior_mix=0.3)._priors(logits, legal)
+    assert mixed[1] == pytest.approx(0.1, rel=1e-3) and mixed[0] == pytest.approx(0.1, rel=1e-3)
+    assert mixed[3] == pytest.approx(0.8, rel=1e-3) and sum(mixed.values()) == pytest.approx(1)
+
+
+def test_the_network_can_take_the_fine_decisions_inside_simulations(cfg) -> None:
+    """sim=network: inside a simulation each point of influence is the network's arg-max;
+    with a policy that only wants one country, every simulated pick goes there."""
+    g = action_round(3, "usa")
+    net = build_network(cfg)
+    ag = agent(net, sim_fine="network")
+    played = play(ag, g.clone(), 12)
+    assert len(played) == 12
+    while g.decision.kind not in FINE_KINDS:  # the first point of influence to place
+        g.step(int(np.flatnonzero(g.action_mask())[0]))
+    legal = g.legal_actions()
+    assert legal.size > 1
+    for target in (int(legal[0]), int(legal[-1])):
+        with torch.no_grad():
+            net.policy.bias.zero_()
+            net.policy.bias[target] = 50.0
+        assert ag._fine_in_simulation(g) == target
