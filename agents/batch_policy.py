@@ -11,6 +11,7 @@ pass for all k positions (the form ``EvenstarVectorEnv(opponent=...)`` and
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -25,11 +26,11 @@ class NetworkPolicy:
     name = "learned"
 
     def __init__(self, path: str | Path | None = None, greedy: bool = True,
-                 seed: int | None = None, threads: int = 1) -> None:
+                 seed: int | None = None, threads: int = 1, content: Any = None) -> None:
         from .learned_agent import DEFAULT_PATH
 
         self.path = Path(path or DEFAULT_PATH)
-        self.net, self.config, self.facts = load_checkpoint(self.path)
+        self.net, self.config, self.facts = load_checkpoint(self.path, content)
         self.net.eval().requires_grad_(False)  # frozen: packed once (_logits)
         self._packed: kernels.Packed | None = None
         self._use_native: bool | None = None  # decided at the first call (_native)
@@ -39,12 +40,14 @@ class NetworkPolicy:
         self.reseed(seed)
 
     @classmethod
-    def from_spec(cls, spec: str, seed: int | None = None) -> NetworkPolicy:
-        """``learned`` or ``learned:PATH`` (an arena spec) as a batch policy."""
+    def from_spec(cls, spec: str, seed: int | None = None, content: Any = None
+                  ) -> NetworkPolicy:
+        """``learned`` or ``learned:PATH`` (an arena spec) as a batch policy for the games
+        of `content` (default: the shipped edition)."""
         kind, _, path = spec.partition(":")
         if kind != "learned":
             raise ValueError(f"not a network spec: {spec!r} (learned[:PATH])")
-        return cls(path or None, seed=seed)
+        return cls(path or None, seed=seed, content=content)
 
     def reseed(self, seed: int | None) -> None:
         """The generator of sampled choices (greedy play uses none)."""

@@ -63,7 +63,7 @@ def evaluate(policy: Any, opponent: Any = "random", games: int = 100, seed: int 
     backend = resolve(backend)
     encoder = ObservationEncoder(content)
     slots = [(s, me) for s in range(seed, seed + games) for me in (0, 1)]
-    me_batch, opp_batch = batch_policy(policy), batch_policy(opponent)
+    me_batch, opp_batch = batch_policy(policy, content), batch_policy(opponent, content)
     cores = [LearnerGame(content, None if opp_batch else _agent(opponent, 2 * s + 1 - me),
                          illegal_action="raise", backend=backend) for s, me in slots]
     mine = [None if me_batch else _agent(policy, 2 * s + me) for s, me in slots]

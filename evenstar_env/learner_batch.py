@@ -86,7 +86,7 @@ class NativeLearnerBatch:
         self.n, self.side_option, self.reward_mode, self.vp_scale = n, side, reward, vp_scale
         self.threads, self.content = threads, content or load_content()
         self.opponent = (UniformRandomPolicy() if opponent in (None, "random")
-                         else batch_policy(opponent))
+                         else batch_policy(opponent, self.content))
         if self.opponent is None:
             raise ValueError(f"opponent must be 'random', 'learned[:PATH]' or a batch policy "
                              f"(a callable on (obs, mask)), not {opponent!r}")

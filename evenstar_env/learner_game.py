@@ -29,18 +29,19 @@ def make_opponent(opponent: Any) -> Any:
     return opponent
 
 
-def batch_policy(opponent: Any) -> Any | None:
+def batch_policy(opponent: Any, content: Any = None) -> Any | None:
     """`opponent` as a batch policy (``policy(obs[k, d], mask[k, A]) -> actions[k]``), or
     None where it is a per-game agent or spec: a ``learned[:PATH]`` spec (the shipped
     network, any networks checkpoint folder such as a training snapshot) becomes an
     :class:`agents.batch_policy.NetworkPolicy`; a callable without ``act`` is one as it
-    stands."""
+    stands.  A network is loaded for `content` (default: the shipped edition; a network
+    that reads cards by their data plays any deck on its board)."""
     if isinstance(opponent, str):
         if opponent.partition(":")[0] != "learned":
             return None
         from agents.batch_policy import NetworkPolicy  # torch: only when asked for
 
-        return NetworkPolicy.from_spec(opponent)
+        return NetworkPolicy.from_spec(opponent, content=content)
     if opponent is not None and callable(opponent) and not hasattr(opponent, "act"):
         return opponent
     return None

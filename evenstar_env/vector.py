@@ -261,7 +261,7 @@ class EvenstarVectorEnv(BatchedGames, VectorEnv):
         check_options(reward, illegal_action, max_decisions)
         self.reward_mode, self.vp_scale = reward, vp_scale
         self.illegal_action, self.max_decisions = illegal_action, max_decisions
-        self.batch_opponent = batch_policy(opponent)
+        self.batch_opponent = batch_policy(opponent, self.content)
         self.opponent_calls = 0
         self._pending: list[int] = []  # rows whose opponent moves in batched rounds
         self._rewards = np.zeros(num_envs, dtype=np.float64)

@@ -270,3 +270,21 @@ def test_the_ppo_agent_reads_cards_by_index_and_refuses_an_edited_deck(deck: Pat
     assert g.content.nc == load_content().nc  # one card in, one out: the same size
     with pytest.raises(ValueError, match="PPOAgent .* reads cards by index"):
         agent.act(None, g.action_mask(), g)
+
+
+def test_the_vector_env_plays_the_shipped_network_as_opponent_on_an_edited_deck() -> None:
+    """`opponent="learned"` is one batch policy for the env's content (five new cards)."""
+    from evenstar_env.engine.actions import ActionSpace
+    from evenstar_env.env.observation import encoder_for
+    from evenstar_env.vector import EvenstarVectorEnv
+
+    c = load_content(FIVE_NEW)
+    envs = EvenstarVectorEnv(num_envs=4, opponent="learned", content=FIVE_NEW)
+    obs, info = envs.reset(seed=3)
+    assert obs.shape == (4, encoder_for(c).size)
+    assert envs.batch_opponent.config.n_actions == ActionSpace.for_content(c).n
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        acts = [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]]
+        obs, reward, terminated, truncated, info = envs.step(acts)
+    assert envs.opponent_calls > 0
