@@ -176,6 +176,7 @@ class AlphaISMCTSAgent:
             raise ValueError("AlphaISMCTSAgent needs the game")
         if self.nets is not None and (net := self.nets.for_game(game)) is not self.net:
             self.net, self.encoder = net.eval(), None  # another deck: its own layout
+        self.last_root: _Node | None = None  # the tree of a decision that was searched
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])
@@ -192,12 +193,22 @@ class AlphaISMCTSAgent:
                 if self.fine is not None:
                     return self.fine.act(observation, action_mask, game)
                 return max(root_prior, key=root_prior.__getitem__)
-            root = self.search(game, root_prior)
+            root = self.last_root = self.search(game, root_prior)
         finally:
             torch.set_num_threads(threads)
         if not root.children:  # out of time before the first simulation
             return max(root_prior, key=root_prior.__getitem__)
         return max(root.children, key=lambda a: (root.children[a].visits, root.prior[a]))
+
+    def visit_shares(self, legal: np.ndarray) -> np.ndarray | None:
+        """The last searched decision's root visits over `legal` (summing to 1), or None
+        where the last decision was not searched (expert iteration's policy target)."""
+        root = getattr(self, "last_root", None)
+        if root is None or not root.children:
+            return None
+        visits = np.array([root.children[a].visits if a in root.children else 0
+                           for a in legal.tolist()], dtype=np.float64)
+        return visits / visits.sum() if visits.sum() > 0 else None
 
     def search(self, game: Game, root_prior: dict[int, float]) -> _Node:
         """Run the simulations from `game` (the searching player to move); the root."""

@@ -37,7 +37,6 @@ Outputs (``OUT/``): ``checkpoint/`` (an :mod:`agents.networks` checkpoint), ``ro
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import time
@@ -52,6 +51,7 @@ from agents.networks import legal_log_probs, load_checkpoint, save_checkpoint
 from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
+from experiments.config_args import config_from_args
 from experiments.files import ensure_output_dir, write_text_atomic
 from experiments.train import RolloutWorker, TrainConfig, adam, torch_threads
 
@@ -213,18 +213,28 @@ def fit(net: torch.nn.Module, opt: torch.optim.Optimizer, rows: Rows, cfg: TuneC
             parts.append(rng.choice(war, half, p=p_war))
         idx = np.concatenate(parts)
         b = rows.take(idx)
-        m = torch.from_numpy(b.mask)
-        logits, value = net(torch.from_numpy(b.obs), m)  # masked by the network
-        logp = torch.log_softmax(logits, -1)
-        t = torch.from_numpy(b.target)
-        ce = -torch.where(t > -np.inf, t.exp() * logp, torch.zeros_like(logp)).sum(1).mean()
-        loss = ce + cfg.vf_coef * ((value - torch.from_numpy(b.value)) ** 2).mean()
+        loss = target_loss(net, b.obs, b.mask, b.target, b.value, cfg.vf_coef)
         opt.zero_grad()
         loss.backward()
         opt.step()
         total += loss.item()
     net.eval()
     return total / steps
+
+
+def target_loss(net: torch.nn.Module, obs: np.ndarray, mask: np.ndarray, target: np.ndarray,
+                value: np.ndarray, vf_coef: float, device: str = "cpu") -> torch.Tensor:
+    """Cross-entropy of the network's masked policy to the `target` log-probabilities
+    (-inf off their support) plus `vf_coef` x the squared error of its value to `value`
+    (the rows moved to the network's `device`)."""
+    def put(x: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(x).to(device)
+
+    logits, v = net(put(obs), put(mask))  # masked by the network
+    logp = torch.log_softmax(logits, -1)
+    t = put(target)
+    ce = -torch.where(t > -np.inf, t.exp() * logp, torch.zeros_like(logp)).sum(1).mean()
+    return ce + vf_coef * ((v - put(value)) ** 2).mean()
 
 
 def war_cards(guard: WarRisk, obs: np.ndarray, war: np.ndarray) -> np.ndarray:
@@ -296,15 +306,7 @@ def _write_csv(path: Path, log: list[dict[str, Any]]) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> TuneConfig:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--smoke", action="store_true", help="tiny sizes, under a minute")
-    defaults = TuneConfig()
-    for name, value in asdict(defaults).items():
-        p.add_argument("--" + name.replace("_", "-"), type=type(value),
-                       default=argparse.SUPPRESS, help=f"(default {value})")
-    ns = vars(p.parse_args(argv))
-    base = dict(SMOKE) if ns.pop("smoke") else {}
-    return TuneConfig(**{**base, **ns})
+    return config_from_args(TuneConfig, __doc__ or "", SMOKE, argv)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,243 @@
+"""Expert iteration: the network learns the choices of the search built on it (issue 35).
+
+    python -m experiments.expert_iteration --init agents/checkpoints/learned --out runs/exit
+    python -m experiments.expert_iteration --smoke          # < 1 minute, runs/exit_smoke
+
+**Each round.**
+1. *Search.*  ``--games`` games of ``alphaism`` against itself on the current network
+   (``--sims`` simulations a decision, the prior mixed with ``--eps`` of the uniform
+   distribution so that the search visits the alternatives, ``--sim`` taking the fine
+   decisions inside simulations), ``--workers`` processes.  At every searched decision
+   the row keeps the mover's observation, the legal mask and the root's visit shares;
+   when the game ends, the mover's result.
+2. *Fit.*  On the rows of every round so far: cross-entropy of the network's policy to
+   the visit shares (the search's improved policy) plus ``--vf-coef`` x the squared error
+   of its value to the game's result, ``--epochs`` passes of ``--minibatch`` rows, on
+   ``--device``.  The next round searches with the fitted network.
+
+``OUT/round_K/`` and ``OUT/checkpoint/`` are :mod:`agents.networks` checkpoints (the
+last round's), ``OUT/rounds.csv`` says per round: rows, how often the search's choice
+was the network's own arg-max, the mean entropy of the targets, the loss before and
+after the fit and the minutes.  Measure with ``evenstar arena learned:OUT/checkpoint
+learned``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.networks import load_checkpoint, save_checkpoint
+from evenstar_env import Game
+from evenstar_env.content import load_content
+from evenstar_env.env.observation import observe
+from experiments.config_args import config_from_args
+from experiments.devices import resolve_device
+from experiments.files import ensure_output_dir, write_text_atomic
+from experiments.train import adam, torch_threads
+from experiments.war_risk_tune import _write_csv, target_loss
+
+
+@dataclass
+class ExitConfig:
+    """Everything a run depends on (saved as OUT/config.json)."""
+
+    init: str = "agents/checkpoints/learned"
+    out: str = "runs/exit"
+    content: str = "shipped"
+    rounds: int = 1
+    games: int = 60
+    sims: int = 64
+    eps: float = 0.25
+    c: float = 1.5
+    sim: str = "network"
+    workers: int = 2
+    epochs: int = 4
+    minibatch: int = 256
+    lr: float = 5e-5
+    vf_coef: float = 0.5
+    seed: int = 97_000
+    threads: int = 1
+    device: str = "cpu"
+
+    def check(self) -> None:
+        for name in ("rounds", "games", "sims", "workers", "epochs", "threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name} must be at least 1, not {getattr(self, name)}")
+        if self.minibatch < 2 or not (0 <= self.eps <= 1 and self.lr > 0
+                                      and self.vf_coef >= 0 and self.c > 0):
+            raise ValueError("--minibatch must be at least 2, --eps in [0, 1], --lr and --c "
+                             "positive, --vf-coef at least 0")
+
+
+SMOKE = dict(out="runs/exit_smoke", games=2, sims=4, workers=1, epochs=1, minibatch=64)
+
+
+@dataclass
+class Rows:
+    """Searched positions: observation, legal mask, target log-probabilities (the visit
+    shares; -inf off them), the mover's result, and whether the search chose the
+    network's own arg-max."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    target: np.ndarray
+    value: np.ndarray
+    agree: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    @staticmethod
+    def concat(parts: list[Rows]) -> Rows:
+        return Rows(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
+
+    def take(self, idx: np.ndarray) -> Rows:
+        return Rows(*(getattr(self, f)[idx] for f in FIELDS))
+
+
+FIELDS = ("obs", "mask", "target", "value", "agree")
+
+
+def share_target(shares: np.ndarray, legal: np.ndarray, n_actions: int) -> np.ndarray:
+    """Visit shares over the `legal` actions as log-probabilities over all actions
+    (-inf where the search made no visit and off the legal actions)."""
+    out = np.full(n_actions, -np.inf, dtype=np.float32)
+    seen = shares > 0
+    out[legal[seen]] = np.log(shares[seen] / shares[seen].sum())
+    return out
+
+
+def play_game(args: tuple[str, str, int, dict[str, Any]]) -> dict[str, np.ndarray]:
+    """One game of the search against itself; its searched rows as arrays."""
+    from agents.alphaism import AlphaISMCTSAgent
+
+    init, content, seed, kw = args
+    g = Game(seed, content=load_content(content))
+    agents = {side: AlphaISMCTSAgent.from_checkpoint(init, seed=2 * seed + k, **kw)
+              for k, side in enumerate(("usa", "china"))}
+    obs, mask, target, agree, movers = [], [], [], [], []
+    while not g.is_over:
+        mover, m = g.current_player, g.action_mask()
+        ag = agents[mover]
+        x = observe(g, mover) if np.count_nonzero(m) > 1 else None
+        a = ag.act(None, m, g)
+        legal = np.flatnonzero(m)
+        shares = ag.visit_shares(legal) if x is not None else None
+        if shares is not None:
+            obs.append(np.asarray(x, dtype=np.float32))
+            mask.append(m.astype(bool))
+            target.append(share_target(shares, legal, m.size))
+            prior = ag.last_root.prior
+            agree.append(a == max(prior, key=prior.__getitem__))
+            movers.append(mover)
+        g.step(a)
+    result = g.returns()
+    n = len(obs)
+    return {"obs": np.stack(obs) if n else np.zeros((0, 0), np.float32),
+            "mask": np.stack(mask) if n else np.zeros((0, 0), bool),
+            "target": np.stack(target) if n else np.zeros((0, 0), np.float32),
+            "value": np.array([result[s] for s in movers], dtype=np.float32),
+            "agree": np.array(agree, dtype=bool)}
+
+
+def search_rows(cfg: ExitConfig, net_path: Path, seeds: list[int]) -> Rows:
+    """The searched rows of one game per seed, played in `cfg.workers` processes."""
+    kw = {"simulations": cfg.sims, "prior_mix": cfg.eps, "c_puct": cfg.c,
+          "sim_fine": cfg.sim}
+    jobs = [(str(net_path), cfg.content, s, kw) for s in seeds]
+    if cfg.workers == 1:
+        games = [play_game(j) for j in jobs]
+    else:
+        with ProcessPoolExecutor(cfg.workers, mp_context=get_context("spawn")) as pool:
+            games = list(pool.map(play_game, jobs))
+    games = [x for x in games if len(x["value"])]
+    if not games:
+        raise ValueError("no searched decision in these games (all were forced)")
+    return Rows(*(np.concatenate([x[f] for x in games]) for f in FIELDS))
+
+
+def mean_loss(net: torch.nn.Module, rows: Rows, cfg: ExitConfig, chunk: int = 2048) -> float:
+    """The fit's loss on `rows` (no gradient)."""
+    with torch.no_grad():
+        parts = [target_loss(net, r.obs, r.mask, r.target, r.value, cfg.vf_coef, cfg.device)
+                 .item() * len(r) for r in (rows.take(np.arange(k, min(k + chunk, len(rows))))
+                                            for k in range(0, len(rows), chunk))]
+    return sum(parts) / len(rows)
+
+
+def fit(net: torch.nn.Module, rows: Rows, cfg: ExitConfig, rng: np.random.Generator) -> None:
+    """`cfg.epochs` passes of minibatch steps of the policy and value targets."""
+    opt = adam(net.parameters(), cfg.lr, cfg.device)
+    net.train()
+    for _ in range(cfg.epochs * max(1, len(rows) // cfg.minibatch)):
+        b = rows.take(rng.choice(len(rows), min(cfg.minibatch, len(rows)), replace=False))
+        loss = target_loss(net, b.obs, b.mask, b.target, b.value, cfg.vf_coef, cfg.device)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    net.eval()
+
+
+def target_entropy(rows: Rows) -> float:
+    """The mean entropy of the visit-share targets (nats)."""
+    t = rows.target.astype(np.float64)
+    p = np.where(np.isfinite(t), np.exp(np.where(np.isfinite(t), t, 0.0)), 0.0)
+    return float(-(p * np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), 0.0)).sum(1).mean())
+
+
+def run(cfg: ExitConfig) -> Path:
+    """The rounds; returns the final checkpoint folder."""
+    cfg.check()
+    cfg.device = resolve_device(cfg.device)
+    content = load_content(cfg.content)
+    net, net_cfg, facts = load_checkpoint(Path(cfg.init), content)
+    net.to(cfg.device)
+    out = ensure_output_dir(Path(cfg.out))
+    write_text_atomic(out / "config.json", json.dumps(asdict(cfg), indent=1) + "\n")
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng([cfg.seed, 35])
+    current, rows, log = Path(cfg.init), None, []
+    t0 = time.perf_counter()
+    for r in range(1, cfg.rounds + 1):
+        seeds = list(range(cfg.seed + (r - 1) * cfg.games, cfg.seed + r * cfg.games))
+        fresh = search_rows(cfg, current, seeds)
+        rows = fresh if rows is None else Rows.concat([rows, fresh])
+        with torch_threads(cfg.threads):
+            before = mean_loss(net, rows, cfg)
+            fit(net, rows, cfg, rng)
+            after = mean_loss(net, rows, cfg)
+        current = out / f"round_{r}"
+        extra = {**facts, "expert_iteration": {"round": r, "init": cfg.init, "rows": len(rows)}}
+        save_checkpoint(current, net, net_cfg, extra)
+        log.append({"round": r, "games": len(seeds), "rows": len(fresh),
+                    "search_agrees": round(float(fresh.agree.mean()), 4),
+                    "target_entropy": round(target_entropy(fresh), 4),
+                    "loss_before": round(before, 4), "loss_after": round(after, 4),
+                    "minutes": round((time.perf_counter() - t0) / 60, 2)})
+        print("  ".join(f"{k} {v}" for k, v in log[-1].items()), flush=True)
+        _write_csv(out / "rounds.csv", log)
+    save_checkpoint(out / "checkpoint", net, net_cfg, {
+        **facts, "expert_iteration": {"rounds": log, "init": cfg.init}})
+    return out / "checkpoint"
+
+
+def main(argv: list[str] | None = None) -> None:
+    cfg = config_from_args(ExitConfig, __doc__ or "", SMOKE, argv)
+    try:
+        path = run(cfg)
+    except ValueError as e:
+        raise SystemExit(f"expert_iteration: {e}") from None
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""Expert iteration (issue 35): the search's visit shares and the game's result as the
+network's targets (experiments/expert_iteration.py)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from helpers import action_round
+
+from agents.alphaism import AlphaISMCTSAgent
+from agents.ismcts import FINE_KINDS
+from agents.networks import NetConfig, build_network, load_checkpoint, save_checkpoint
+from experiments import expert_iteration as ex
+
+
+@pytest.fixture(scope="module")
+def net_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cfg = NetConfig.for_content(hidden=(16,))
+    torch.manual_seed(0)
+    net = build_network(cfg)
+    with torch.no_grad():
+        net.policy.weight.normal_(0, 0.5)
+    path = tmp_path_factory.mktemp("net") / "ck"
+    save_checkpoint(path, net, cfg)
+    return path
+
+
+def test_visit_shares_are_the_roots_visits_over_the_legal_actions(net_path: Path) -> None:
+    ag = AlphaISMCTSAgent.from_checkpoint(net_path, simulations=24, prior_mix=0.5, seed=1)
+    g = action_round(3, "usa")
+    legal = g.legal_actions()
+    a = ag.act(None, g.action_mask(), g)
+    shares = ag.visit_shares(legal)
+    visits = [ag.last_root.children[x].visits if x in ag.last_root.children else 0
+              for x in legal.tolist()]
+    assert shares is not None and shares.sum() == pytest.approx(1.0) and (shares >= 0).all()
+    assert np.allclose(shares * sum(visits), visits)
+    assert shares[legal.tolist().index(a)] == shares.max()  # the most visited is played
+    g.step(a)
+    while g.decision.kind not in FINE_KINDS:  # a point of influence: not searched
+        g.step(int(np.flatnonzero(g.action_mask())[0]))
+    ag.act(None, g.action_mask(), g)
+    assert ag.visit_shares(g.legal_actions()) is None
+
+
+def test_share_target_is_a_log_distribution_on_the_visited_actions() -> None:
+    legal = np.array([2, 5, 7])
+    t = ex.share_target(np.array([0.75, 0.0, 0.25]), legal, 9)
+    assert np.isneginf(t[[0, 1, 3, 4, 5, 6, 8]]).all()
+    assert np.exp(t[[2, 7]]) == pytest.approx([0.75, 0.25])
+    rows = ex.Rows(np.zeros((1, 1), np.float32), np.ones((1, 9), bool), t[None],
+                   np.zeros(1, np.float32), np.ones(1, bool))
+    assert ex.target_entropy(rows) == pytest.approx(-(0.75 * np.log(0.75)
+                                                     + 0.25 * np.log(0.25)))
+
+
+def test_a_searched_game_gives_rows_with_the_movers_results(net_path: Path) -> None:
+    out = ex.play_game((str(net_path), "shipped", 5, {"simulations": 4, "prior_mix": 0.25}))
+    n = len(out["value"])
+    assert n > 20 and out["obs"].shape[0] == out["mask"].shape[0] == out["target"].shape[0] == n
+    assert set(np.unique(out["value"])) <= {-1.0, 0.0, 1.0} and len(set(out["value"])) == 2
+    p = np.exp(out["target"].astype(np.float64))
+    assert np.allclose(p.sum(1), 1.0) and not (p > 0)[~out["mask"]].any()
+
+
+def test_fitting_moves_the_network_towards_the_targets(net_path: Path) -> None:
+    net, _, _ = load_checkpoint(net_path)
+    rows = ex.Rows(**ex.play_game((str(net_path), "shipped", 6, {"simulations": 4})))
+    # targets the network does not hold: all the mass on the last legal action
+    target = np.full_like(rows.target, -np.inf)
+    last = np.array([np.flatnonzero(m)[-1] for m in rows.mask])
+    target[np.arange(len(rows)), last] = 0.0
+    rows.target = target
+    cfg = ex.ExitConfig(epochs=6, minibatch=128, lr=1e-2)
+    before = ex.mean_loss(net, rows, cfg)
+    ex.fit(net, rows, cfg, np.random.default_rng(0))
+    assert ex.mean_loss(net, rows, cfg) < 0.5 * before
+
+
+def test_smoke_run_writes_a_checkpoint_and_its_rounds(tmp_path: Path, net_path: Path) -> None:
+    ex.main(["--smoke", "--init", str(net_path), "--out", str(tmp_path / "exit")])
+    net, cfg, facts = load_checkpoint(tmp_path / "exit" / "checkpoint")
+    rounds = list(csv.DictReader((tmp_path / "exit" / "rounds.csv").open()))
+    assert len(rounds) == 1 and int(rounds[0]["rows"]) > 0
+    assert float(rounds[0]["loss_after"]) < float(rounds[0]["loss_before"])
+    assert facts["expert_iteration"]["init"] == str(net_path)
+    with pytest.raises(SystemExit, match="--games must be at least 1"):
+        ex.main(["--smoke", "--games", "0", "--out", str(tmp_path / "bad")])
