@@ -4,12 +4,14 @@
     python -m experiments.expert_iteration --smoke          # < 1 minute, runs/exit_smoke
 
 **Each round.**
-1. *Search.*  ``--games`` games of ``alphaism`` against itself on the current network
-   (``--sims`` simulations a decision, the prior mixed with ``--eps`` of the uniform
-   distribution so that the search visits the alternatives, ``--sim`` taking the fine
-   decisions inside simulations), ``--workers`` processes.  At every searched decision
-   the row keeps the mover's observation, the legal mask and the root's visit shares;
-   when the game ends, the mover's result.
+1. *Search.*  ``--games`` games of ``alphaism`` on the current network (``--sims``
+   simulations a decision, the prior mixed with ``--eps`` of the uniform distribution so
+   that the search visits the alternatives, ``--sim`` taking the fine decisions inside
+   simulations), ``--workers`` processes: against itself, or in a ``--scripted-frac``
+   share of the games against ``--scripted`` (seats alternating), so that the rows also
+   cover the positions other players lead to.  At every searched decision the row keeps
+   the mover's observation, the legal mask and the root's visit shares; when the game
+   ends, the mover's result.
 2. *Fit.*  On the rows of every round so far: cross-entropy of the network's policy to
    the visit shares (the search's improved policy) plus ``--vf-coef`` x the squared error
    of its value to the game's result, ``--epochs`` passes of ``--minibatch`` rows, on
@@ -59,6 +61,8 @@ class ExitConfig:
     eps: float = 0.25
     c: float = 1.5
     sim: str = "network"
+    scripted_frac: float = 0.0
+    scripted: str = "heuristic"
     workers: int = 2
     epochs: int = 4
     minibatch: int = 256
@@ -72,10 +76,11 @@ class ExitConfig:
         for name in ("rounds", "games", "sims", "workers", "epochs", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name} must be at least 1, not {getattr(self, name)}")
-        if self.minibatch < 2 or not (0 <= self.eps <= 1 and self.lr > 0
+        if self.minibatch < 2 or not (0 <= self.eps <= 1 and 0 <= self.scripted_frac <= 1
+                                      and self.lr > 0
                                       and self.vf_coef >= 0 and self.c > 0):
-            raise ValueError("--minibatch must be at least 2, --eps in [0, 1], --lr and --c "
-                             "positive, --vf-coef at least 0")
+            raise ValueError("--minibatch must be at least 2, --eps and --scripted-frac in "
+                             "[0, 1], --lr and --c positive, --vf-coef at least 0")
 
 
 SMOKE = dict(out="runs/exit_smoke", games=2, sims=4, workers=1, epochs=1, minibatch=64)
@@ -116,22 +121,28 @@ def share_target(shares: np.ndarray, legal: np.ndarray, n_actions: int) -> np.nd
     return out
 
 
-def play_game(args: tuple[str, str, int, dict[str, Any]]) -> dict[str, np.ndarray]:
-    """One game of the search against itself; its searched rows as arrays."""
+def play_game(args: tuple[str, str, int, dict[str, Any], str | None]
+              ) -> dict[str, np.ndarray]:
+    """One game of the search, against itself or (`opponent`, an agent spec) against
+    that agent on the seat the seed's parity gives it; the search's rows as arrays."""
     from agents.alphaism import AlphaISMCTSAgent
+    from agents.specs import make_agent
 
-    init, content, seed, kw = args
+    init, content, seed, kw, opponent = args
     g = Game(seed, content=load_content(content))
     agents = {side: AlphaISMCTSAgent.from_checkpoint(init, seed=2 * seed + k, **kw)
               for k, side in enumerate(("usa", "china"))}
+    if opponent:
+        agents[("usa", "china")[seed % 2]] = make_agent(opponent, 2 * seed + 7)
     obs, mask, target, agree, movers = [], [], [], [], []
     while not g.is_over:
         mover, m = g.current_player, g.action_mask()
         ag = agents[mover]
-        x = observe(g, mover) if np.count_nonzero(m) > 1 else None
+        searching = isinstance(ag, AlphaISMCTSAgent) and np.count_nonzero(m) > 1
+        x = observe(g, mover) if searching else None
         a = ag.act(None, m, g)
         legal = np.flatnonzero(m)
-        shares = ag.visit_shares(legal) if x is not None else None
+        shares = ag.visit_shares(legal) if searching else None
         if shares is not None:
             obs.append(np.asarray(x, dtype=np.float32))
             mask.append(m.astype(bool))
@@ -153,7 +164,9 @@ def search_rows(cfg: ExitConfig, net_path: Path, seeds: list[int]) -> Rows:
     """The searched rows of one game per seed, played in `cfg.workers` processes."""
     kw = {"simulations": cfg.sims, "prior_mix": cfg.eps, "c_puct": cfg.c,
           "sim_fine": cfg.sim}
-    jobs = [(str(net_path), cfg.content, s, kw) for s in seeds]
+    rng = np.random.default_rng([cfg.seed, seeds[0]])
+    jobs = [(str(net_path), cfg.content, s, kw,
+             cfg.scripted if rng.random() < cfg.scripted_frac else None) for s in seeds]
     if cfg.workers == 1:
         games = [play_game(j) for j in jobs]
     else:

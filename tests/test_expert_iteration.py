@@ -14,6 +14,7 @@ from helpers import action_round
 from agents.alphaism import AlphaISMCTSAgent
 from agents.ismcts import FINE_KINDS
 from agents.networks import NetConfig, build_network, load_checkpoint, save_checkpoint
+from evenstar_env.content import load_content
 from experiments import expert_iteration as ex
 
 
@@ -59,7 +60,8 @@ def test_share_target_is_a_log_distribution_on_the_visited_actions() -> None:
 
 
 def test_a_searched_game_gives_rows_with_the_movers_results(net_path: Path) -> None:
-    out = ex.play_game((str(net_path), "shipped", 5, {"simulations": 4, "prior_mix": 0.25}))
+    out = ex.play_game((str(net_path), "shipped", 5, {"simulations": 4, "prior_mix": 0.25},
+                        None))
     n = len(out["value"])
     assert n > 20 and out["obs"].shape[0] == out["mask"].shape[0] == out["target"].shape[0] == n
     assert set(np.unique(out["value"])) <= {-1.0, 0.0, 1.0} and len(set(out["value"])) == 2
@@ -67,9 +69,26 @@ def test_a_searched_game_gives_rows_with_the_movers_results(net_path: Path) -> N
     assert np.allclose(p.sum(1), 1.0) and not (p > 0)[~out["mask"]].any()
 
 
+def test_games_against_a_scripted_player_keep_the_searchs_rows_only(net_path: Path) -> None:
+    """An even seed gives the heuristic the US, an odd one China: every row is the other
+    seat's, the search's."""
+    for seed, search_seat in ((6, 1), (7, 0)):
+        out = ex.play_game((str(net_path), "shipped", seed, {"simulations": 4}, "heuristic"))
+        assert len(out["value"]) > 10
+        assert (encoder_me(out["obs"]) == search_seat).all()
+
+
+def encoder_me(obs: np.ndarray) -> np.ndarray:
+    """The seat (0 US, 1 China) each observation is for (its ``me`` field)."""
+    from evenstar_env.env.observation import encoder_for
+
+    at = encoder_for(load_content()).layout["me"]
+    return obs[:, at].argmax(1)
+
+
 def test_fitting_moves_the_network_towards_the_targets(net_path: Path) -> None:
     net, _, _ = load_checkpoint(net_path)
-    rows = ex.Rows(**ex.play_game((str(net_path), "shipped", 6, {"simulations": 4})))
+    rows = ex.Rows(**ex.play_game((str(net_path), "shipped", 6, {"simulations": 4}, None)))
     # targets the network does not hold: all the mass on the last legal action
     target = np.full_like(rows.target, -np.inf)
     last = np.array([np.flatnonzero(m)[-1] for m in rows.mask])
