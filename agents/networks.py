@@ -767,9 +767,10 @@ class DeckNetworks:
 
     def for_game(self, game: Any) -> nn.Module:
         """The network for `game`'s content (the loaded one when `game` is None)."""
-        if game is None:
-            return self.net
-        c = game.content
+        return self.net if game is None else self.for_content(game.content)
+
+    def for_content(self, c: Content) -> nn.Module:
+        """The network for content `c` (ValueError naming it where it cannot be read)."""
         fp = getattr(c, "_layout_fingerprint", None)
         if fp is None:
             fp = c._layout_fingerprint = fingerprint(c)

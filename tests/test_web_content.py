@@ -130,3 +130,17 @@ def test_the_networks_are_refused_on_another_board(tmp_path: Path) -> None:
         for spec in ("learned", "alphaism:200"):
             r = cl.post("/api/games", json={"usa": "human", "china": spec})
             assert r.status_code == 400 and "shipped board" in r.json()["error"], r.text
+        # The analysis says so in its note rather than advising from a misread board.
+        g = new_game(cl, usa="human", china="heuristic", analysis=True)
+        a = cl.get(f"/api/games/{g['id']}/analysis",
+                   headers={"X-Seat-Token": g["seats"]["usa"]}).json()
+        assert a["value"] is None and not a["moves"] and "board differs" in a["note"]
+
+
+def test_the_analysis_reads_an_edited_deck_on_the_shipped_board(tmp_path: Path) -> None:
+    five_new = Path(__file__).resolve().parent.parent / "docs" / "examples" / "five_new"
+    with client(tmp_path / "g.sqlite", content=five_new) as cl:
+        g = new_game(cl, usa="human", china="learned", analysis=True)
+        a = cl.get(f"/api/games/{g['id']}/analysis",
+                   headers={"X-Seat-Token": g["seats"]["usa"]}).json()
+        assert -1 <= a["value"] <= 1 and a["moves"]

@@ -18,25 +18,27 @@ from . import zh
 
 TOP = 5
 _lock = threading.Lock()
-_net: Any = None
+_nets: Any = None
 
 
-def _network() -> Any:
-    """The shipped learned network, loaded once (agents/checkpoints/learned)."""
-    global _net
+def _network(content: Any) -> Any:
+    """The shipped learned network for `content` (agents/checkpoints/learned, loaded once
+    and carried to each deck on its board; ValueError on another board)."""
+    global _nets
     with _lock:
-        if _net is None:
+        if _nets is None:
             from agents.learned_agent import DEFAULT_PATH
-            from agents.networks import load_checkpoint
+            from agents.networks import DeckNetworks
 
-            _net = load_checkpoint(DEFAULT_PATH)[0]
-        return _net
+            _nets = DeckNetworks(DEFAULT_PATH, "the analysis")
+        return _nets.for_content(content)
 
 
-def _evaluate(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray | None, float]:
+def _evaluate(obs: np.ndarray, mask: np.ndarray, content: Any
+              ) -> tuple[np.ndarray | None, float]:
     import torch
 
-    net = _network()
+    net = _network(content)
     x = torch.as_tensor(obs, dtype=torch.float32)[None]
     m = torch.as_tensor(mask if mask.any() else np.ones_like(mask))[None]
     with torch.no_grad():
@@ -53,7 +55,11 @@ async def analyse(game: Game, seat: str, pool: Executor) -> dict[str, Any]:
     labels = {int(a): game.describe_action(int(a)) for a in np.flatnonzero(mask)}
     d = game.decision
     labels_zh = {a: zh.label(game, d.kind, d.context, d.player, a) for a in labels}
-    probs, value = await asyncio.get_running_loop().run_in_executor(pool, _evaluate, obs, mask)
+    try:
+        probs, value = await asyncio.get_running_loop().run_in_executor(
+            pool, _evaluate, obs, mask, game.content)
+    except ValueError as e:  # a board the network cannot read
+        return {"seat": seat, "value": None, "moves": [], "note": str(e)}
     moves = []
     if probs is not None:
         best = sorted(labels, key=lambda a: -probs[a])[:TOP]

@@ -245,6 +245,7 @@ export function renderLog(entries, onTouch, seat, cards = []) {
 export function renderAnalysis(a) {
   const host = $("analysis-body");
   if (!a) { fill(host); return; }
+  if (a.value === null) { fill(host, h("div", { class: "meta" }, a.note)); return; }
   fill(host, h("div", {}, `${t("value")}: ${Number(a.value).toFixed(2)}`),
     h("div", { class: "meta" }, t("top_moves")),
     h("ol", {}, (a.moves || []).map((m) => h("li", { "data-action": null },
