@@ -44,6 +44,7 @@ from evenstar_env.env.observation import observe
 from experiments.config_args import config_from_args
 from experiments.devices import resolve_device
 from experiments.files import ensure_output_dir, write_text_atomic
+from experiments.rows import ArrayRows
 from experiments.train import adam, torch_threads
 from experiments.war_risk_tune import _write_csv, target_loss
 
@@ -87,7 +88,7 @@ SMOKE = dict(out="runs/exit_smoke", games=2, sims=4, workers=1, epochs=1, miniba
 
 
 @dataclass
-class Rows:
+class Rows(ArrayRows):
     """Searched positions: observation, legal mask, target log-probabilities (the visit
     shares; -inf off them), the mover's result, and whether the search chose the
     network's own arg-max."""
@@ -98,18 +99,6 @@ class Rows:
     value: np.ndarray
     agree: np.ndarray
 
-    def __len__(self) -> int:
-        return len(self.obs)
-
-    @staticmethod
-    def concat(parts: list[Rows]) -> Rows:
-        return Rows(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
-
-    def take(self, idx: np.ndarray) -> Rows:
-        return Rows(*(getattr(self, f)[idx] for f in FIELDS))
-
-
-FIELDS = ("obs", "mask", "target", "value", "agree")
 
 
 def share_target(shares: np.ndarray, legal: np.ndarray, n_actions: int) -> np.ndarray:
@@ -175,7 +164,7 @@ def search_rows(cfg: ExitConfig, net_path: Path, seeds: list[int]) -> Rows:
     games = [x for x in games if len(x["value"])]
     if not games:
         raise ValueError("no searched decision in these games (all were forced)")
-    return Rows(*(np.concatenate([x[f] for x in games]) for f in FIELDS))
+    return Rows(*(np.concatenate([x[f] for x in games]) for f in Rows.names()))
 
 
 def mean_loss(net: torch.nn.Module, rows: Rows, cfg: ExitConfig, chunk: int = 2048) -> float:

@@ -53,6 +53,7 @@ from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from experiments.config_args import config_from_args
 from experiments.files import ensure_output_dir, write_text_atomic
+from experiments.rows import ArrayRows
 from experiments.train import RolloutWorker, TrainConfig, adam, torch_threads
 
 
@@ -98,7 +99,7 @@ SMOKE = dict(out="runs/war_risk_smoke", rounds=2, games=6, num_envs=6, anchor_fr
 
 
 @dataclass
-class Rows:
+class Rows(ArrayRows):
     """Positions with their teacher: observation, legal mask, teacher log-probabilities
     (-inf off the teacher's support), teacher value, and whether the row is a war-risk row."""
 
@@ -113,18 +114,6 @@ class Rows:
     def war(self) -> np.ndarray:
         return self.risky.any(1)
 
-    def __len__(self) -> int:
-        return len(self.obs)
-
-    @staticmethod
-    def concat(parts: list[Rows]) -> Rows:
-        return Rows(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
-
-    def take(self, idx: np.ndarray) -> Rows:
-        return Rows(*(getattr(self, f)[idx] for f in FIELDS))
-
-
-FIELDS = ("obs", "mask", "target", "value", "risky", "card")
 
 
 def policy(net: torch.nn.Module, obs: np.ndarray, mask: np.ndarray, chunk: int = 4096
