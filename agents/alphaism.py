@@ -55,10 +55,12 @@ from evenstar_env import Game
 from evenstar_env.engine.constants import SIDES
 from evenstar_env.env.observation import encoder_for
 
+from . import kernels
+from .batch_policy import native_packed
 from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
 from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
-from .networks import CheckpointError, DeckNetworks
+from .networks import NATIVE_INFER_UP_TO, CheckpointError, DeckNetworks
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
 PRIOR_FLOOR = 1e-12
@@ -97,7 +99,8 @@ class AlphaISMCTSAgent:
                  seconds: float | None = None, c_puct: float = 1.5, rollout_mix: float = 0.0,
                  batch: int = 8, rollout_depth: int = 80, eval_scale: float = 15.0,
                  fine: str = "network", prior_temp: float = 1.0, prior_mix: float = 0.0,
-                 sim_fine: str = "fast", seed: int | None = None) -> None:
+                 sim_fine: str = "fast", opponent: str = "tree",
+                 seed: int | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("alphaism needs a budget: simulations or seconds")
         if not 0.0 <= rollout_mix <= 1.0:
@@ -112,6 +115,9 @@ class AlphaISMCTSAgent:
             raise ValueError(f"sim_fine must be 'fast' or 'network', got {sim_fine!r}")
         if not 0.0 <= prior_mix <= 1.0:
             raise ValueError(f"prior_mix must be in [0, 1], got {prior_mix}")
+        if opponent not in ("tree", "policy"):
+            raise ValueError(f"opponent must be 'tree' or 'policy', got {opponent!r}")
+        self.opponent = opponent
         self.prior_mix, self.sim_fine = prior_mix, sim_fine
         self.fine_by = fine
         self.prior_temp = prior_temp
@@ -120,6 +126,9 @@ class AlphaISMCTSAgent:
         self.c, self.rollout_mix, self.batch = c_puct, rollout_mix, batch
         self.rollout_depth, self.eval_scale = rollout_depth, eval_scale
         self.encoder: Any = None
+        self._packed: kernels.Packed | None = None  # the native pass's arrays, in a search
+        self._dtype = np.dtype(torch.empty(0, dtype=next(network.parameters()).dtype)
+                               .numpy().dtype)
         self.nets: DeckNetworks | None = None  # from_checkpoint: the network for each deck
         self.reseed(seed)
 
@@ -152,12 +161,20 @@ class AlphaISMCTSAgent:
     def _forward(self, obs: list[np.ndarray], legal: list[np.ndarray]
                  ) -> tuple[np.ndarray, np.ndarray]:
         """Logits (right at the `legal` actions only) and values of a batch."""
-        mask = torch.zeros(len(obs), self.net.policy.out_features, dtype=torch.bool)
+        n = self.net.policy.out_features
+        mask = np.zeros((len(obs), n), dtype=bool)
         for i, a in enumerate(legal):
-            mask[i, torch.as_tensor(a)] = True
+            mask[i, a] = True
+        packed = self._packed
+        if packed is not None and len(obs) <= NATIVE_INFER_UP_TO:  # during a search
+            x = np.ascontiguousarray(np.stack(obs), dtype=self._dtype)
+            logits, value = np.empty((len(obs), n), self._dtype), np.empty(len(obs), self._dtype)
+            kernels.infer_into(x, mask, packed, logits, value)
+            return logits, value
         with torch.inference_mode():
-            logits, value = self.net(torch.as_tensor(np.stack(obs), dtype=torch.float32), mask)
-        return logits.numpy(), value.numpy()
+            lg, v = self.net(torch.as_tensor(np.stack(obs), dtype=torch.float32),
+                             torch.from_numpy(mask))
+        return lg.numpy(), v.numpy()
 
     def _priors(self, logits: np.ndarray, legal: np.ndarray) -> dict[int, float]:
         """The network's softmax over the legal actions (the masked logits divided by
@@ -212,20 +229,24 @@ class AlphaISMCTSAgent:
 
     def search(self, game: Game, root_prior: dict[int, float]) -> _Node:
         """Run the simulations from `game` (the searching player to move); the root."""
-        me = game.current_player
+        me = self._me = game.current_player
         root = _Node(None)
         root.prior = dict(root_prior)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
-        while self.simulations is None or done < self.simulations:
-            if deadline is not None and time.perf_counter() > deadline:
-                break
-            n = self.batch if self.simulations is None else min(self.batch,
-                                                                self.simulations - done)
-            leaves = [self._descend(game.resample_hidden(me, self.rng), root, me)
-                      for _ in range(n)]
-            self._evaluate([leaf for leaf in leaves if isinstance(leaf, _Leaf)], me)
-            done += n
+        self._packed = native_packed(self.net)  # the network is fixed during a search
+        try:
+            while self.simulations is None or done < self.simulations:
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+                n = self.batch if self.simulations is None else min(self.batch,
+                                                                    self.simulations - done)
+                leaves = [self._descend(game.resample_hidden(me, self.rng), root, me)
+                          for _ in range(n)]
+                self._evaluate([leaf for leaf in leaves if isinstance(leaf, _Leaf)], me)
+                done += n
+        finally:
+            self._packed = None
         return root
 
     def _descend(self, g: Game, root: _Node, me: str) -> _Leaf | None:
@@ -235,6 +256,10 @@ class AlphaISMCTSAgent:
         while True:
             while not g.is_over and g.decision.kind in FINE_KINDS:  # not tree decisions
                 g.step(self._fine_in_simulation(g))
+            if (self.opponent == "policy" and not g.is_over
+                    and g.current_player != me):  # the opponent: the network, not the tree
+                g.step(self._network_choice(g))
+                continue
             if g.is_over:
                 self._backup(path, g.returns()[me])
                 return None
@@ -261,8 +286,14 @@ class AlphaISMCTSAgent:
     def _fine_in_simulation(self, g: Game) -> int:
         """A point of influence or a target inside a simulation: :class:`FastPolicy`'s
         choice, or (``sim_fine="network"``) the network's most likely action."""
-        if self.sim_fine == "fast":
+        if self.sim_fine == "fast" and not (self.opponent == "policy"
+                                            and g.current_player != self._me):
             return self.policy.act(None, g.action_mask(), g)
+        return self._network_choice(g)
+
+    def _network_choice(self, g: Game) -> int:
+        """The network's most likely legal action for the player to move in `g` (one
+        forward pass from that player's view of the determinisation)."""
         legal = g.legal_actions()
         if legal.size == 1:
             return int(legal[0])

@@ -20,6 +20,16 @@ from . import kernels
 from .networks import NATIVE_INFER_UP_TO, load_checkpoint
 
 
+def native_packed(net: torch.nn.Module) -> kernels.Packed | None:
+    """`net`'s arrays for the native forward pass (:func:`kernels.infer_into`) as they are
+    now, or None where the network does not take that pass (an MLP, kernels not built,
+    tokens wider than the kernels, max pooling)."""
+    if not hasattr(net, "country_in") or not hasattr(net, "packed"):
+        return None
+    probe = torch.zeros(1, 1, dtype=net.country_in.weight.dtype)
+    return net.packed() if net.fused(probe) and not net.max_pool else None
+
+
 class NetworkPolicy:
     """A networks checkpoint choosing for a batch of positions in one forward pass."""
 
@@ -70,14 +80,9 @@ class NetworkPolicy:
         """The packed arrays of the native forward pass, or None where the network does
         not take it (decided once: the network is frozen)."""
         if self._use_native is None:
-            net = self.net
-            probe = torch.zeros(1, 1, dtype=net.country_in.weight.dtype) \
-                if hasattr(net, "country_in") else None
-            self._use_native = (probe is not None and hasattr(net, "packed")
-                                and net.fused(probe) and not net.max_pool)
-            if self._use_native:
-                self._packed = net.packed()
-        return self._packed if self._use_native else None
+            self._packed = native_packed(self.net)
+            self._use_native = self._packed is not None
+        return self._packed
 
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Masked logits: the network's native forward pass (agents/kernels.py) on its

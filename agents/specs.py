@@ -100,7 +100,8 @@ def spec_weights(spec: str) -> Path | None:
 
 ALPHAISM_OPTIONS = {"c": ("c_puct", float), "mix": ("rollout_mix", float),
                     "batch": ("batch", int), "fine": ("fine", str), "t": ("prior_temp", float),
-                    "eps": ("prior_mix", float), "sim": ("sim_fine", str)}
+                    "eps": ("prior_mix", float), "sim": ("sim_fine", str),
+                    "opp": ("opponent", str)}
 
 
 def alphaism_options(field: str) -> dict[str, Any]:

@@ -118,8 +118,10 @@ def test_values_are_backed_up_from_each_movers_point_of_view(cfg, side) -> None:
     assert root.value / root.visits == pytest.approx(expected, abs=1e-5)
 
 
+@pytest.mark.parametrize("opponent", ["tree", "policy"])
 @pytest.mark.parametrize(("seed", "side"), [(11, "usa"), (6, "china")])
-def test_search_never_reads_the_opponents_hidden_cards(random_net, seed, side) -> None:
+def test_search_never_reads_the_opponents_hidden_cards(random_net, seed, side,
+                                                       opponent) -> None:
     """Same public state, same own hand, the opponent's hand (and the deck order and
     dice) redrawn: the same tree, the same choice."""
     g = advance_to(Game(seed), "card", side)
@@ -128,7 +130,7 @@ def test_search_never_reads_the_opponents_hidden_cards(random_net, seed, side) -
     assert sorted(other.hand(opp)) != sorted(g.hand(opp))
 
     def tree(game: Game):
-        ag = agent(random_net, seed=9, simulations=40)
+        ag = agent(random_net, seed=9, simulations=40, opponent=opponent)
         a = ag.act(None, game.action_mask(), game)
         ag.reseed(9)
         root = ag.search(game, ag._priors(np.zeros(game.num_actions), game.legal_actions()))
@@ -213,3 +215,38 @@ def test_the_network_can_take_the_fine_decisions_inside_simulations(cfg) -> None
             net.policy.bias.zero_()
             net.policy.bias[target] = 50.0
         assert ag._fine_in_simulation(g) == target
+
+
+@pytest.mark.parametrize("side", ["usa", "china"])
+def test_the_network_can_play_the_opponent_inside_simulations(cfg, side) -> None:
+    """opp=policy: the tree holds the searching side's decisions only; the opponent's,
+    fine ones included, are the network's arg-max for the determinised hand, and every
+    leaf is scored with the searching side to move (issue 35)."""
+    g = action_round(2, side)
+    net = build_network(cfg)
+    ag = agent(net, simulations=60, opponent="policy")
+    movers: set[str] = set()
+    chosen: list[str] = []
+    evaluate, choice = ag._evaluate, ag._network_choice
+
+    def seen(leaves, me):
+        movers.update(leaf.mover for leaf in leaves)
+        return evaluate(leaves, me)
+
+    def network_choice(game):
+        chosen.append(game.current_player)
+        return choice(game)
+
+    ag._evaluate, ag._network_choice = seen, network_choice
+    root = ag.search(g, ag._priors(np.zeros(g.num_actions), g.legal_actions()))
+    assert movers == {side}
+    opp = "china" if side == "usa" else "usa"
+    assert set(chosen) == {opp}  # sim=fast: the network moves for the opponent only
+    stack = list(root.children.values())
+    assert stack
+    while stack:
+        node = stack.pop()
+        assert node.player == side
+        stack.extend(node.children.values())
+    with pytest.raises(ValueError, match="opponent"):
+        agent(net, opponent="sampled")
