@@ -12,7 +12,8 @@ from .random_agent import CautiousRandomAgent, RandomAgent
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 SPEC_FORMS = ("random, cautious, heuristic, ismcts[:ITER[:SECONDS]], ppo:PATH, "
-              "alphaism[:SIMS[:PATH]], learned[:PATH], openspiel-ismcts[:SIMS]")
+              "alphaism[:SIMS[:PATH]], rollout[:SIMS[:PATH]], learned[:PATH], "
+              "openspiel-ismcts[:SIMS]")
 
 
 def make_agent(spec: str, seed: int) -> Any:
@@ -49,6 +50,12 @@ def make_agent(spec: str, seed: int) -> Any:
         sims, _, path = arg.partition(":")
         return AlphaISMCTSAgent.from_checkpoint(path or LEARNED, **alphaism_options(sims),
                                                 seed=seed)
+    if kind == "rollout":
+        from agents.rollout_search import RolloutSearchAgent
+
+        sims, _, path = arg.partition(":")
+        return RolloutSearchAgent.from_checkpoint(path or CHECKPOINTS / "learned",
+                                                  **rollout_options(sims), seed=seed)
     if kind == "learned":
         from agents.learned_agent import DEFAULT_PATH, LearnedAgent
 
@@ -90,7 +97,7 @@ def spec_weights(spec: str) -> Path | None:
     kind, _, arg = spec.partition(":")
     if kind == "learned":
         return Path(arg or CHECKPOINTS / "learned") / "weights.pt"
-    if kind == "alphaism":
+    if kind in ("alphaism", "rollout"):
         return Path(arg.partition(":")[2] or CHECKPOINTS / "learned") / "weights.pt"
     if kind == "ppo":
         path = Path(arg or CHECKPOINTS / "ppo_selfplay")
@@ -102,37 +109,55 @@ ALPHAISM_OPTIONS = {"c": ("c_puct", float), "mix": ("rollout_mix", float),
                     "batch": ("batch", int), "fine": ("fine", str), "t": ("prior_temp", float),
                     "eps": ("prior_mix", float), "sim": ("sim_fine", str),
                     "opp": ("opponent", str)}
+ROLLOUT_OPTIONS = {"width": ("width", int), "margin": ("margin", float),
+                   "depth": ("depth", int)}
 
 
 def alphaism_options(field: str) -> dict[str, Any]:
     """alphaism's SIMS field: ``N`` simulations or ``Xs`` seconds per decision, then
     optional ``,KEY=VALUE`` settings: c (c_puct), mix (rollout_mix), batch, fine, t
     (prior_temp), eps (prior_mix: the prior mixed with uniform), sim (sim_fine: who takes
-    the fine decisions inside simulations, fast or network)."""
+    the fine decisions inside simulations, fast or network), opp (opponent: tree, or policy
+    for the network playing the opponent inside simulations)."""
+    return search_options(field, "alphaism", ALPHAISM_OPTIONS, timed=True)
+
+
+def rollout_options(field: str) -> dict[str, Any]:
+    """rollout's SIMS field: ``N`` play-outs per decision, then optional ``,KEY=VALUE``
+    settings: width (candidates), margin (the mean gain needed to leave the network's
+    choice), depth (moves of each play-out before the value head scores it)."""
+    return search_options(field, "rollout", ROLLOUT_OPTIONS, timed=False)
+
+
+def search_options(field: str, who: str, table: dict[str, tuple[str, type]],
+                   timed: bool) -> dict[str, Any]:
+    """A search's ``BUDGET[,KEY=VALUE...]`` field as keyword arguments: BUDGET is a number
+    of simulations (or, `timed`, seconds such as ``0.5s``); KEY is one of `table`."""
     budget, *options = field.split(",")
     kw: dict[str, Any] = {}
     try:
-        if budget.endswith("s"):
-            kw = {"simulations": None, "seconds": seconds(budget[:-1], "alphaism")}
+        if budget.endswith("s") and timed:
+            kw = {"simulations": None, "seconds": seconds(budget[:-1], who)}
         elif budget:
-            kw = {"simulations": count(budget, "alphaism")}
+            kw = {"simulations": count(budget, who)}
         ok = True
     except ValueError:
         ok = False
     if not ok:
-        raise ValueError(f"alphaism: SIMS must be a number of simulations (e.g. 200) or seconds "
-                         f"per decision (e.g. 0.5s), got {budget!r}")
+        per = " or seconds per decision (e.g. 0.5s)" if timed else ""
+        raise ValueError(f"{who}: SIMS must be a number of simulations (e.g. 200){per}, "
+                         f"got {budget!r}")
     for opt in options:
         key, _, value = opt.partition("=")
-        if key not in ALPHAISM_OPTIONS or not value:
-            raise ValueError(f"alphaism: unknown setting {opt!r} (KEY=VALUE with KEY one of "
-                             f"{', '.join(ALPHAISM_OPTIONS)})")
-        name, kind = ALPHAISM_OPTIONS[key]
+        if key not in table or not value:
+            raise ValueError(f"{who}: unknown setting {opt!r} (KEY=VALUE with KEY one of "
+                             f"{', '.join(table)})")
+        name, kind = table[key]
         try:
             kw[name] = count(value, key, 65_536) if kind is int else kind(value)
             if kind is float and not math.isfinite(kw[name]):
                 raise ValueError
         except ValueError:
-            raise ValueError(f"alphaism: {key} must be a finite {kind.__name__}, got "
+            raise ValueError(f"{who}: {key} must be a finite {kind.__name__}, got "
                              f"{value[:40]!r}") from None
     return kw
