@@ -17,6 +17,14 @@
    of its value to the game's result, ``--epochs`` passes of ``--minibatch`` rows, on
    ``--device``.  The next round searches with the fitted network.
 
+**From recorded games** (``--records FILE``, one round): the rows are those of an
+arena's ``games.jsonl`` instead of new searches.  Every game is replayed; at each decision
+the ``--searcher`` seat (an agent spec prefix, e.g. ``rollout``) searched (not a point of
+influence or a target, more than one legal action, not a scoring card due), the target is
+the action it took (probability 1) and the value target its result.  The search's games
+against the bare policy (``evenstar arena rollout:64 learned``) are then both the measure
+of the search and its expert data.
+
 ``OUT/round_K/`` and ``OUT/checkpoint/`` are :mod:`agents.networks` checkpoints (the
 last round's), ``OUT/rounds.csv`` says per round: rows, how often the search's choice
 was the network's own arg-max, the mean entropy of the targets, the loss before and
@@ -72,6 +80,8 @@ class ExitConfig:
     seed: int = 97_000
     threads: int = 1
     device: str = "cpu"
+    records: str = ""
+    searcher: str = "rollout"
 
     def check(self) -> None:
         for name in ("rounds", "games", "sims", "workers", "epochs", "threads"):
@@ -149,6 +159,51 @@ def play_game(args: tuple[str, str, int, dict[str, Any], str | None]
             "agree": np.array(agree, dtype=bool)}
 
 
+def searched(g: Game, legal: np.ndarray) -> bool:
+    """Whether a search agent searches the pending decision of `g` (agents/ismcts.py's
+    split: not a fine decision, a choice, not a scoring card that must be played now)."""
+    from agents.ismcts import FINE_KINDS, scoring_card_due
+
+    return (g.decision.kind not in FINE_KINDS and legal.size > 1
+            and scoring_card_due(g, legal) is None)
+
+
+def record_rows(path: Path, searcher: str, content: Any, net: torch.nn.Module
+                ) -> tuple[Rows, int]:
+    """The rows of the `searcher` seats of the arena games in `path` (module docstring),
+    and the number of games; `agree` says where the taken action is `net`'s own arg-max."""
+    from experiments.arena import game_key, parse_game
+    from experiments.gamelog import read
+
+    games = read(path, parse_game, game_key).games
+    obs, mask, target, value = [], [], [], []
+    for rec in games:
+        seats = {s for s, spec in rec.agents.items() if spec.split(":")[0] == searcher}
+        g, movers = Game(rec.seed, content=content), []
+        for a in rec.actions:
+            mover, m = g.current_player, g.action_mask()
+            legal = np.flatnonzero(m)
+            if mover in seats and searched(g, legal):
+                obs.append(np.asarray(observe(g, mover), dtype=np.float32))
+                mask.append(m.astype(bool))
+                t = np.full(m.size, -np.inf, dtype=np.float32)
+                t[a] = 0.0
+                target.append(t)
+                movers.append(mover)
+            g.step(a)
+        result = g.returns()
+        value += [result[s] for s in movers]
+    if not obs:
+        raise ValueError(f"{path}: no decision of a {searcher!r} seat to learn from")
+    x, mk = np.stack(obs), np.stack(mask)
+    with torch.no_grad():
+        logits = torch.cat([net(torch.as_tensor(x[k:k + 512]), torch.as_tensor(mk[k:k + 512]))[0]
+                            for k in range(0, len(x), 512)])
+    chosen = np.stack(target).argmax(1)
+    return Rows(x, mk, np.stack(target), np.array(value, dtype=np.float32),
+                logits.argmax(1).numpy() == chosen), len(games)
+
+
 def search_rows(cfg: ExitConfig, net_path: Path, seeds: list[int]) -> Rows:
     """The searched rows of one game per seed, played in `cfg.workers` processes."""
     kw = {"simulations": cfg.sims, "prior_mix": cfg.eps, "c_puct": cfg.c,
@@ -209,9 +264,14 @@ def run(cfg: ExitConfig) -> Path:
     rng = np.random.default_rng([cfg.seed, 35])
     current, rows, log = Path(cfg.init), None, []
     t0 = time.perf_counter()
-    for r in range(1, cfg.rounds + 1):
-        seeds = list(range(cfg.seed + (r - 1) * cfg.games, cfg.seed + r * cfg.games))
-        fresh = search_rows(cfg, current, seeds)
+    for r in range(1, (1 if cfg.records else cfg.rounds) + 1):
+        if cfg.records:
+            net.cpu()
+            fresh, n_games = record_rows(Path(cfg.records), cfg.searcher, content, net)
+            net.to(cfg.device)
+        else:
+            seeds = list(range(cfg.seed + (r - 1) * cfg.games, cfg.seed + r * cfg.games))
+            fresh, n_games = search_rows(cfg, current, seeds), len(seeds)
         rows = fresh if rows is None else Rows.concat([rows, fresh])
         with torch_threads(cfg.threads):
             before = mean_loss(net, rows, cfg)
@@ -220,7 +280,7 @@ def run(cfg: ExitConfig) -> Path:
         current = out / f"round_{r}"
         extra = {**facts, "expert_iteration": {"round": r, "init": cfg.init, "rows": len(rows)}}
         save_checkpoint(current, net, net_cfg, extra)
-        log.append({"round": r, "games": len(seeds), "rows": len(fresh),
+        log.append({"round": r, "games": n_games, "rows": len(fresh),
                     "search_agrees": round(float(fresh.agree.mean()), 4),
                     "target_entropy": round(target_entropy(fresh), 4),
                     "loss_before": round(before, 4), "loss_after": round(after, 4),

@@ -109,3 +109,51 @@ def test_smoke_run_writes_a_checkpoint_and_its_rounds(tmp_path: Path, net_path: 
     assert facts["expert_iteration"]["init"] == str(net_path)
     with pytest.raises(SystemExit, match="--games must be at least 1"):
         ex.main(["--smoke", "--games", "0", "--out", str(tmp_path / "bad")])
+
+
+def test_rows_from_recorded_games_are_the_searchers_choices(net_path: Path,
+                                                            tmp_path: Path) -> None:
+    """--records: each game replayed; a row at every decision the rollout seat searched,
+    its target the action it took, its value the seat's result; other seats give none."""
+    import json
+    from dataclasses import asdict
+
+    from agents.random_agent import RandomAgent
+    from agents.rollout_search import RolloutSearchAgent
+    from evenstar_env import Game
+    from experiments.selfplay import play_game
+
+    recs = []
+    for seed, seat in ((5, "usa"), (6, "china")):
+        other = "china" if seat == "usa" else "usa"
+        search = RolloutSearchAgent.from_checkpoint(net_path, simulations=4, width=2,
+                                                    depth=2, seed=seed)
+        recs.append(play_game(seed, {seat: search, other: RandomAgent(seed)}))
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(json.dumps(asdict(r)) + "\n" for r in recs))
+    net = load_checkpoint(net_path)[0]
+    rows, games = ex.record_rows(path, "rollout", load_content(), net)
+    expected_actions, expected_values = [], []
+    for rec in recs:
+        seat = next(s for s, spec in rec.agents.items() if spec.startswith("rollout"))
+        g, n = Game(rec.seed), 0
+        for a in rec.actions:
+            if g.current_player == seat and ex.searched(g, g.legal_actions()):
+                expected_actions.append(a)
+                n += 1
+            g.step(a)
+        expected_values += [g.returns()[seat]] * n
+    assert games == 2 and len(rows) == len(expected_actions) > 20
+    assert rows.target.argmax(1).tolist() == expected_actions
+    assert (np.isfinite(rows.target).sum(1) == 1).all()
+    assert rows.value.tolist() == expected_values
+    assert rows.mask[np.arange(len(rows)), expected_actions].all()
+    with pytest.raises(ValueError, match="no decision of a 'alphaism' seat"):
+        ex.record_rows(path, "alphaism", load_content(), net)
+    out = ex.run(ex.ExitConfig(init=str(net_path), out=str(tmp_path / "exit"),
+                               records=str(path), epochs=1, minibatch=16))
+    with open(tmp_path / "exit" / "rounds.csv") as f:
+        (row,) = list(csv.DictReader(f))
+    assert (row["games"], row["rows"]) == ("2", str(len(rows)))
+    assert float(row["loss_after"]) < float(row["loss_before"])
+    assert load_checkpoint(out)[0] is not None
