@@ -417,3 +417,16 @@ def test_abandoned_games_neither_block_new_ones_nor_stay_in_memory(monkeypatch, 
         assert fresh["id"] in loaded and old[0]["id"] not in loaded
         back = view(cl, old[0]["id"], old[0]["seats"]["usa"])  # rebuilt from the store
         assert back["decision_index"] == 0 and back["seat"] == "usa"
+
+
+def test_the_rollout_search_plays_on_the_board() -> None:
+    """rollout (the shipped policy with play-outs, issue 35) is offered and moves."""
+    with client() as cl:
+        assert "rollout:64,depth=100" in cl.get("/api/agents").json()["agents"]
+        g = new_game(cl, usa="rollout:4,depth=5", china="random")
+        v = view(cl, g["id"])
+        for _ in range(40):
+            if v["decision_index"] >= 12 or v["over"]:
+                break
+            v = view(cl, g["id"], wait=v["decision_index"])
+        assert v["decision_index"] >= 12

@@ -127,7 +127,7 @@ def test_the_networks_are_refused_on_another_board(tmp_path: Path) -> None:
     with client(tmp_path / "g.sqlite", content=other) as cl:
         agents = cl.get("/api/agents").json()["agents"]
         assert "learned" not in agents and "heuristic" in agents
-        for spec in ("learned", "alphaism:200"):
+        for spec in ("learned", "alphaism:200", "rollout:64,depth=100"):
             r = cl.post("/api/games", json={"usa": "human", "china": spec})
             assert r.status_code == 400 and "shipped board" in r.json()["error"], r.text
         # The analysis says so in its note rather than advising from a misread board.

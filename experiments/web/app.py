@@ -270,7 +270,8 @@ def create_app(db_path: str | Path = ":memory:", records_dir: str | Path | None 
     @app.get("/api/agents", summary="The agent specs a game may name")
     async def get_agents() -> dict[str, Any]:
         forms = ["human", "heuristic", "learned", "random", "cautious",
-                 "alphaism[:SIMS|SECONDSs]", "ismcts[:ITER[:SECONDS]]"]
+                 "rollout[:SIMS[,depth=D]]", "alphaism[:SIMS|SECONDSs]",
+                 "ismcts[:ITER[:SECONDS]]"]
         mine = offered(sessions.content)
         return {"agents": mine, "forms": [f for f in forms if f.partition("[")[0] in
                                           {"human", *(a.partition(":")[0] for a in mine)}]}

@@ -427,8 +427,12 @@ class Sessions:
                 self.move_counts[spec] += 1
 
 
-OFFERED = ("heuristic", "learned", "alphaism:200", "ismcts:300", "cautious", "random")
-MAX_SEARCH = {"ismcts": (20000, 10.0), "alphaism": (5000, 10.0)}  # iterations, seconds
+OFFERED = ("heuristic", "learned", "rollout:64,depth=100", "alphaism:200", "ismcts:300",
+           "cautious", "random")
+# iterations (simulations, play-outs) and seconds a move; rollout has no time budget: its
+# play-outs are bounded in count, width and depth instead (a move stays under ~10 s).
+MAX_SEARCH = {"ismcts": (20000, 10.0), "alphaism": (5000, 10.0), "rollout": (256, 0.0)}
+ROLLOUT_BOUNDS = {"width": 16, "depth": 400}
 
 
 def pool_kind(spec: str) -> str:
@@ -436,7 +440,7 @@ def pool_kind(spec: str) -> str:
     return "search" if spec.partition(":")[0] in MAX_SEARCH else "quick"
 
 
-NETWORKS = ("learned", "alphaism")  # agents of the shipped network (its board only)
+NETWORKS = ("learned", "alphaism", "rollout")  # the shipped network's agents (its board only)
 
 
 def shipped_id() -> str:
@@ -471,7 +475,7 @@ def check_spec(spec: str, seat: str, content: Content | None = None) -> None:
     """An agent spec a web client may ask for: the shipped networks only (no paths on the
     server's disk; on content of the shipped layout) and search budgets within bounds
     (ApiError 400 otherwise)."""
-    from agents.specs import alphaism_options
+    from agents.specs import alphaism_options, rollout_options
 
     kind, _, arg = spec.partition(":")
 
@@ -499,11 +503,17 @@ def check_spec(spec: str, seat: str, content: Content | None = None) -> None:
         return
     budget, _, path = arg.partition(":")
     if path:
-        raise refuse("alphaism plays the shipped network only (no PATH)")
+        raise refuse(f"{kind} plays the shipped network only (no PATH)")
     try:
-        kw = alphaism_options(budget)
+        kw = (rollout_options if kind == "rollout" else alphaism_options)(budget)
     except ValueError as exc:
         raise refuse(str(exc)) from None
+    if kind == "rollout":
+        too_big = [k for k, most_k in ROLLOUT_BOUNDS.items() if (kw.get(k) or 0) > most_k]
+        if (kw.get("simulations") or 0) > most or too_big:
+            raise refuse(f"rollout[:SIMS[,depth=D]] with SIMS 1..{most}, D 1..400 (and "
+                         f"width up to 16)")
+        return
     if (kw.get("simulations") or 0) > most or (kw.get("seconds") or 0) > secs:
         raise refuse(f"at most {most} simulations or {secs} s a move")
 
