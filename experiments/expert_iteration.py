@@ -23,7 +23,8 @@ the ``--searcher`` seat (an agent spec prefix, e.g. ``rollout``) searched (not a
 influence or a target, more than one legal action, not a scoring card due), the target is
 the action it took (probability 1) and the value target its result.  The search's games
 against the bare policy (``evenstar arena rollout:64 learned``) are then both the measure
-of the search and its expert data.
+of the search and its expert data.  ``--deviation-weight W`` draws the rows where the
+search left the network's arg-max W times as often in the fit.
 
 ``OUT/round_K/`` and ``OUT/checkpoint/`` are :mod:`agents.networks` checkpoints (the
 last round's), ``OUT/rounds.csv`` says per round: rows, how often the search's choice
@@ -82,16 +83,18 @@ class ExitConfig:
     device: str = "cpu"
     records: str = ""
     searcher: str = "rollout"
+    deviation_weight: float = 1.0
 
     def check(self) -> None:
         for name in ("rounds", "games", "sims", "workers", "epochs", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name} must be at least 1, not {getattr(self, name)}")
         if self.minibatch < 2 or not (0 <= self.eps <= 1 and 0 <= self.scripted_frac <= 1
-                                      and self.lr > 0
+                                      and self.lr > 0 and self.deviation_weight >= 1
                                       and self.vf_coef >= 0 and self.c > 0):
             raise ValueError("--minibatch must be at least 2, --eps and --scripted-frac in "
-                             "[0, 1], --lr and --c positive, --vf-coef at least 0")
+                             "[0, 1], --lr and --c positive, --vf-coef at least 0, "
+                             "--deviation-weight at least 1")
 
 
 SMOKE = dict(out="runs/exit_smoke", games=2, sims=4, workers=1, epochs=1, minibatch=64)
@@ -232,11 +235,15 @@ def mean_loss(net: torch.nn.Module, rows: Rows, cfg: ExitConfig, chunk: int = 20
 
 
 def fit(net: torch.nn.Module, rows: Rows, cfg: ExitConfig, rng: np.random.Generator) -> None:
-    """`cfg.epochs` passes of minibatch steps of the policy and value targets."""
+    """`cfg.epochs` passes of minibatch steps of the policy and value targets; the rows
+    where the search left the network's arg-max are drawn `cfg.deviation_weight` times as
+    often as the others (the few rows that teach something new)."""
     opt = adam(net.parameters(), cfg.lr, cfg.device)
+    weight = np.where(rows.agree, 1.0, cfg.deviation_weight)
     net.train()
     for _ in range(cfg.epochs * max(1, len(rows) // cfg.minibatch)):
-        b = rows.take(rng.choice(len(rows), min(cfg.minibatch, len(rows)), replace=False))
+        b = rows.take(rng.choice(len(rows), min(cfg.minibatch, len(rows)), replace=False,
+                                 p=weight / weight.sum()))
         loss = target_loss(net, b.obs, b.mask, b.target, b.value, cfg.vf_coef, cfg.device)
         opt.zero_grad()
         loss.backward()

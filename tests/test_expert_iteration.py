@@ -100,6 +100,25 @@ def test_fitting_moves_the_network_towards_the_targets(net_path: Path) -> None:
     assert ex.mean_loss(net, rows, cfg) < 0.5 * before
 
 
+def test_rows_where_the_search_departed_are_drawn_more_often(net_path: Path) -> None:
+    net, _, _ = load_checkpoint(net_path)
+    rows = ex.Rows(**ex.play_game((str(net_path), "shipped", 6, {"simulations": 4}, None)))
+    rows.agree = np.ones(len(rows), bool)
+    rows.agree[:3] = False
+    assert len(rows) > 40
+    drawn: list[np.ndarray] = []
+    take = rows.take
+    rows.take = lambda idx: (drawn.append(np.asarray(idx)), take(idx))[1]  # type: ignore
+    ex.fit(net, rows, ex.ExitConfig(epochs=2, minibatch=8, lr=1e-4, deviation_weight=1e4),
+           np.random.default_rng(0))
+    assert drawn and np.mean([np.isin([0, 1, 2], d).all() for d in drawn]) > 0.9
+    drawn.clear()
+    ex.fit(net, rows, ex.ExitConfig(epochs=2, minibatch=8, lr=1e-4), np.random.default_rng(0))
+    assert np.mean([np.isin([0, 1, 2], d).all() for d in drawn]) < 0.1
+    with pytest.raises(ValueError, match="deviation-weight"):
+        ex.ExitConfig(deviation_weight=0.5).check()
+
+
 def test_smoke_run_writes_a_checkpoint_and_its_rounds(tmp_path: Path, net_path: Path) -> None:
     ex.main(["--smoke", "--init", str(net_path), "--out", str(tmp_path / "exit")])
     net, cfg, facts = load_checkpoint(tmp_path / "exit" / "checkpoint")
