@@ -5,6 +5,7 @@ writer, and a bad line is reported by its line number, never a KeyError."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -33,7 +34,9 @@ PAIR = ["random", "cautious"]
 
 
 def lines_of(path: Path) -> list[str]:
-    return [ln for ln in path.read_text().splitlines() if ln.strip()]
+    """The whole lines of `path` (a last line without its newline is a write in progress,
+    or one that a SIGKILL cut between two pages: not a line)."""
+    return [ln for ln in path.read_text().split("\n")[:-1] if ln.strip()]
 
 
 def game_keys(path: Path) -> list[tuple]:
@@ -89,7 +92,11 @@ def test_sigkill_then_rerun_loses_and_replays_no_game(tmp_path: Path, monkeypatc
     args = [command, *PAIR, "--games", "4", "--seed", "11", "--workers", "1",
             "--out", str(out)]
     left = kill_after(args, out / "games.jsonl", 3)
-    assert 3 <= left < 8  # killed mid-run, every line whole
+    assert 3 <= left < 8  # killed mid-run
+    # A kill inside the one write of a line can cut it at a page boundary (Linux stops a
+    # write between pages for SIGKILL): that game was not recorded, the rerun reports the
+    # torn tail, moves it aside and plays the game again.
+    torn = not (out / "games.jsonl").read_text().endswith("\n")
     before = game_keys(out / "games.jsonl")
     played: list[arena.Job] = []
     real = arena._play
@@ -97,7 +104,8 @@ def test_sigkill_then_rerun_loses_and_replays_no_game(tmp_path: Path, monkeypatc
     run = (lambda o: arena.arena(PAIR, 4, o, workers=1, seed0=11, progress=False)) \
         if command == "arena" else \
         (lambda o: ratings.round_robin(PAIR, 4, o, workers=1, seed0=11, progress=False))
-    resumed = run(out)
+    with pytest.warns(ResumeWarning) if torn else contextlib.nullcontext():
+        resumed = run(out)
     assert len(played) == 8 - left
     assert not {arena.game_key(j) for j in played} & set(before)  # no game replayed
     after = game_keys(out / "games.jsonl")
