@@ -45,8 +45,10 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one full line with a single write, flushed to disk (no half-written record
-    unless the machine dies inside that one write)."""
+    """Append one full line with a single write, flushed to disk: no half-written record
+    unless the process is killed or the machine dies inside that one write (Linux stops a
+    write between pages for SIGKILL); readers move such a torn last line aside
+    (:mod:`experiments.gamelog`) and the game is played again."""
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
