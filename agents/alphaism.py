@@ -56,11 +56,11 @@ from evenstar_env.engine.constants import SIDES
 from evenstar_env.env.observation import encoder_for
 
 from . import kernels
-from .batch_policy import native_packed
+from .batch_policy import infer_chunked, native_packed
 from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
 from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
-from .networks import NATIVE_INFER_UP_TO, CheckpointError, DeckNetworks
+from .networks import DeckNetworks, checkpoint_folder
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
 PRIOR_FLOOR = 1e-12
@@ -135,11 +135,7 @@ class AlphaISMCTSAgent:
     @classmethod
     def from_checkpoint(cls, path: str | Path = LEARNED, **kw: Any) -> AlphaISMCTSAgent:
         """The agent on the network saved at `path` (a folder: weights.pt + config.json)."""
-        path = Path(path)
-        if not (path / "config.json").is_file():
-            raise CheckpointError(f"alphaism: no network checkpoint at {path} (a folder with "
-                                  "weights.pt and config.json; train one, or name it: "
-                                  "alphaism:SIMS:PATH)")
+        path = checkpoint_folder(path, "alphaism", "train one, or name it: alphaism:SIMS:PATH")
         nets = DeckNetworks(path, "alphaism")
         agent = cls(nets.net, **kw)
         agent.nets, agent.name = nets, f"alphaism:{path.name}"
@@ -165,12 +161,9 @@ class AlphaISMCTSAgent:
         mask = np.zeros((len(obs), n), dtype=bool)
         for i, a in enumerate(legal):
             mask[i, a] = True
-        packed = self._packed
-        if packed is not None and len(obs) <= NATIVE_INFER_UP_TO:  # during a search
-            x = np.ascontiguousarray(np.stack(obs), dtype=self._dtype)
-            logits, value = np.empty((len(obs), n), self._dtype), np.empty(len(obs), self._dtype)
-            kernels.infer_into(x, mask, packed, logits, value)
-            return logits, value
+        if self._packed is not None:  # during a search
+            return infer_chunked(self._packed, np.ascontiguousarray(np.stack(obs),
+                                                                    dtype=self._dtype), mask)
         with torch.inference_mode():
             lg, v = self.net(torch.as_tensor(np.stack(obs), dtype=torch.float32),
                              torch.from_numpy(mask))

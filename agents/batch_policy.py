@@ -30,6 +30,19 @@ def native_packed(net: torch.nn.Module) -> kernels.Packed | None:
     return net.packed() if net.fused(probe) and not net.max_pool else None
 
 
+def infer_chunked(packed: kernels.Packed, obs: np.ndarray, mask: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Masked logits and values of a batch by the native forward pass, in chunks of up to
+    NATIVE_INFER_UP_TO positions (`obs` C-contiguous in the network's type; `mask` bool)."""
+    k = len(obs)
+    logits = np.empty((k, packed.n_actions), dtype=obs.dtype)
+    value = np.empty(k, dtype=obs.dtype)
+    for lo in range(0, k, NATIVE_INFER_UP_TO):
+        hi = min(k, lo + NATIVE_INFER_UP_TO)
+        kernels.infer_into(obs[lo:hi], mask[lo:hi], packed, logits[lo:hi], value[lo:hi])
+    return logits, value
+
+
 class NetworkPolicy:
     """A networks checkpoint choosing for a batch of positions in one forward pass."""
 
@@ -93,14 +106,7 @@ class NetworkPolicy:
         obs = np.ascontiguousarray(obs, dtype=self._dtype)
         mask = np.ascontiguousarray(mask)
         if packed is not None:
-            k = len(obs)
-            logits = np.empty((k, packed.n_actions), dtype=self._dtype)
-            value = np.empty(k, dtype=self._dtype)
-            for lo in range(0, k, NATIVE_INFER_UP_TO):
-                hi = min(k, lo + NATIVE_INFER_UP_TO)
-                kernels.infer_into(obs[lo:hi], mask[lo:hi], packed, logits[lo:hi],
-                                   value[lo:hi])
-            return logits
+            return infer_chunked(packed, obs, mask)[0]
         threads = torch.get_num_threads()
         torch.set_num_threads(self.threads)
         try:

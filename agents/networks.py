@@ -755,6 +755,16 @@ def plays(path: Path, content: Content) -> bool:
     return bool(cfg.options.get("card_features")) and doc.get("board") == board_key(content)
 
 
+def checkpoint_folder(path: str | Path, who: str, hint: str) -> Path:
+    """`path` as a checkpoint folder (CheckpointError naming `who` and `hint` where it
+    holds no config.json)."""
+    path = Path(path)
+    if not (path / "config.json").is_file():
+        raise CheckpointError(f"{who}: no network checkpoint at {path} (a folder with "
+                              f"weights.pt and config.json; {hint})")
+    return path
+
+
 class DeckNetworks:
     """A checkpoint's network for each content it is asked to play: a ``card_features``
     network is carried to any deck on its board (:func:`load_checkpoint`, kept per

@@ -39,7 +39,7 @@ import torch
 from evenstar_env import Game
 
 from .ismcts import FINE_KINDS, scoring_card_due
-from .networks import CheckpointError, DeckNetworks
+from .networks import DeckNetworks, checkpoint_folder
 from .rollouts import PolicyRollouts
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
@@ -70,10 +70,7 @@ class RolloutSearchAgent:
     @classmethod
     def from_checkpoint(cls, path: str | Path = LEARNED, **kw: Any) -> RolloutSearchAgent:
         """The agent on the network saved at `path` (a folder: weights.pt + config.json)."""
-        path = Path(path)
-        if not (path / "config.json").is_file():
-            raise CheckpointError(f"rollout: no network checkpoint at {path} (a folder with "
-                                  "weights.pt and config.json; name it: rollout:SIMS:PATH)")
+        path = checkpoint_folder(path, "rollout", "name it: rollout:SIMS:PATH")
         agent = cls(DeckNetworks(path, "rollout"), **kw)
         agent.name = f"rollout:{path.name}"
         return agent

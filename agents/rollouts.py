@@ -24,8 +24,7 @@ from evenstar_env.engine.constants import SIDES
 from evenstar_env.env.observation import encoder_for
 
 from . import kernels
-from .batch_policy import native_packed
-from .networks import NATIVE_INFER_UP_TO
+from .batch_policy import infer_chunked, native_packed
 
 
 class PolicyRollouts:
@@ -69,13 +68,7 @@ class PolicyRollouts:
             with torch.inference_mode():
                 logits, value = self.net(torch.from_numpy(obs), torch.from_numpy(mask))
             return logits.numpy(), value.numpy()
-        logits = np.empty((len(obs), self.n_actions), dtype=np.float32)
-        value = np.empty(len(obs), dtype=np.float32)
-        for lo in range(0, len(obs), NATIVE_INFER_UP_TO):
-            hi = min(len(obs), lo + NATIVE_INFER_UP_TO)
-            kernels.infer_into(obs[lo:hi], mask[lo:hi], self._packed, logits[lo:hi],
-                               value[lo:hi])
-        return logits, value
+        return infer_chunked(self._packed, np.ascontiguousarray(obs), np.ascontiguousarray(mask))
 
     def _python(self, games: list[Game], side: str, limit: int) -> np.ndarray:
         result = np.array([float(np.sign(g.returns()[side])) if g.is_over else 0.0
