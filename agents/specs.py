@@ -153,8 +153,11 @@ def search_options(field: str, who: str, table: dict[str, tuple[str, type]],
             raise ValueError(f"{who}: unknown setting {opt!r} (KEY=VALUE with KEY one of "
                              f"{', '.join(table)})")
         name, kind = table[key]
+        if kind is int:
+            kw[name] = count(value, f"{who}: {key}", 65_536)
+            continue
         try:
-            kw[name] = count(value, key, 65_536) if kind is int else kind(value)
+            kw[name] = kind(value)
             if kind is float and not math.isfinite(kw[name]):
                 raise ValueError
         except ValueError:
