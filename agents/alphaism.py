@@ -18,9 +18,22 @@ availability counts); what changes is how it is steered and scored:
   yet, the simulation stops at that node and evaluates it again in this
   determinisation, which prices the new actions (and backs up one more value).
 - **The leaf value** is the value head (the expected result for the player to move,
-  turned to each mover's point of view on the way up), mixed with the ISMCTS rollout
-  and static evaluation as ``(1 - rollout_mix) * value + rollout_mix * rollout``
-  (default 0: the value head alone).  A decided game is scored exactly.
+  turned to each mover's point of view on the way up), or, with ``playout=N``, the
+  result of the leaf's game played on by the network's arg-max for both sides
+  (:class:`agents.rollouts.PolicyRollouts`, all the batch's leaves in lockstep) and scored
+  by the value head if still going after N moves.  Either is mixed with the ISMCTS
+  rollout and static evaluation as ``(1 - rollout_mix) * value + rollout_mix * rollout``
+  (default 0).  A decided game is scored exactly.
+- **The root** is PUCT like any node (``root="puct"``), or (``root="halving"``) sequential
+  halving over the `width` most likely actions, as in Gumbel MuZero's root (Danihelka et
+  al. 2022) without the noise: the simulations are spent in ``ceil(log2(width))`` rounds;
+  in a round every candidate still in the running gets one simulation in each of the
+  same fresh determinisations (common random numbers), PUCT below it; the better half by
+  mean value goes on, and the network's own choice always does.  The move is the best
+  candidate if its mean beats the network's choice by more than `margin`, else the
+  network's choice.  The PUCT root never visits an action of prior 0.3% next to one of
+  99.6% in 64 simulations, however good it is; this root tries them all
+  (docs/agents.md, "Search that adds strength").
 - **Batching:** `batch` simulations descend one after another under a virtual loss
   (each counts as a lost visit for every mover on its path until it is backed up), then
   their leaves go through the network in one forward pass.  Torch runs on one thread
@@ -61,6 +74,7 @@ from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
 from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
 from .networks import DeckNetworks, checkpoint_folder
+from .rollouts import PolicyRollouts
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
 PRIOR_FLOOR = 1e-12
@@ -81,12 +95,12 @@ class _Node:
 class _Leaf:
     """One simulation waiting for the network: its path, where it stopped, its rollout."""
 
-    __slots__ = ("path", "node", "legal", "mover", "obs", "rollout")
+    __slots__ = ("path", "node", "legal", "mover", "obs", "rollout", "game")
 
     def __init__(self, path: list[_Node], node: _Node, legal: np.ndarray, mover: str,
-                 obs: np.ndarray, rollout: float) -> None:
+                 obs: np.ndarray, rollout: float, game: Game | None) -> None:
         self.path, self.node, self.legal, self.mover = path, node, legal, mover
-        self.obs, self.rollout = obs, rollout
+        self.obs, self.rollout, self.game = obs, rollout, game  # game: for a play-out
 
 
 class AlphaISMCTSAgent:
@@ -99,7 +113,8 @@ class AlphaISMCTSAgent:
                  seconds: float | None = None, c_puct: float = 1.5, rollout_mix: float = 0.0,
                  batch: int = 8, rollout_depth: int = 80, eval_scale: float = 15.0,
                  fine: str = "network", prior_temp: float = 1.0, prior_mix: float = 0.0,
-                 sim_fine: str = "fast", opponent: str = "tree",
+                 sim_fine: str = "fast", opponent: str = "tree", root: str = "puct",
+                 width: int = 8, margin: float = 0.1, playout: int | None = None,
                  seed: int | None = None) -> None:
         if simulations is None and seconds is None:
             raise ValueError("alphaism needs a budget: simulations or seconds")
@@ -117,6 +132,16 @@ class AlphaISMCTSAgent:
             raise ValueError(f"prior_mix must be in [0, 1], got {prior_mix}")
         if opponent not in ("tree", "policy"):
             raise ValueError(f"opponent must be 'tree' or 'policy', got {opponent!r}")
+        if root not in ("puct", "halving"):
+            raise ValueError(f"root must be 'puct' or 'halving', got {root!r}")
+        if width < 1:
+            raise ValueError(f"width must be >= 1, got {width}")
+        if not (math.isfinite(margin) and margin >= 0):
+            raise ValueError(f"margin must be a number >= 0, got {margin}")
+        if playout is not None and playout < 0:
+            raise ValueError(f"playout must be >= 0 moves, got {playout}")
+        self.root, self.width, self.margin, self.playout = root, width, margin, playout
+        self.rollouts = PolicyRollouts(network) if playout is not None else None
         self.opponent = opponent
         self.prior_mix, self.sim_fine = prior_mix, sim_fine
         self.fine_by = fine
@@ -186,6 +211,8 @@ class AlphaISMCTSAgent:
             raise ValueError("AlphaISMCTSAgent needs the game")
         if self.nets is not None and (net := self.nets.for_game(game)) is not self.net:
             self.net, self.encoder = net.eval(), None  # another deck: its own layout
+            if self.rollouts is not None:
+                self.rollouts = PolicyRollouts(net)
         self.last_root: _Node | None = None  # the tree of a decision that was searched
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
@@ -208,6 +235,8 @@ class AlphaISMCTSAgent:
             torch.set_num_threads(threads)
         if not root.children:  # out of time before the first simulation
             return max(root_prior, key=root_prior.__getitem__)
+        if self.root == "halving":
+            return self._halving_choice(root)
         return max(root.children, key=lambda a: (root.children[a].visits, root.prior[a]))
 
     def visit_shares(self, legal: np.ndarray) -> np.ndarray | None:
@@ -229,7 +258,10 @@ class AlphaISMCTSAgent:
         done = 0
         self._packed = native_packed(self.net)  # the network is fixed during a search
         try:
-            while self.simulations is None or done < self.simulations:
+            if self.root == "halving":
+                self._halve(game, root, deadline)
+            while self.root == "puct" and (self.simulations is None
+                                            or done < self.simulations):
                 if deadline is not None and time.perf_counter() > deadline:
                     break
                 n = self.batch if self.simulations is None else min(self.batch,
@@ -242,10 +274,61 @@ class AlphaISMCTSAgent:
             self._packed = None
         return root
 
-    def _descend(self, g: Game, root: _Node, me: str) -> _Leaf | None:
+    def _halve(self, game: Game, root: _Node, deadline: float | None) -> None:
+        """Sequential halving at the root (``root="halving"``, module doc): each round's
+        determinisations are shared by the candidates; a timed search gives each round an
+        equal share of the time left and adds determinisations until its share is spent."""
+        me = game.current_player
+        alive = sorted(root.prior, key=lambda a: -root.prior[a])[:self.width]  # stable
+        self._base = alive[0]
+        rounds = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 0
+        budget = self.simulations
+        for r in range(rounds):
+            if budget is not None:
+                per: int | None = max(1, budget // (len(alive) * (rounds - r)))
+                budget -= len(alive) * per
+                step = per
+            else:  # timed: a few determinisations at a time until the round's share is up
+                per, step = None, max(1, math.ceil(self.batch / len(alive)))
+                assert deadline is not None
+                ends = time.perf_counter() + (deadline - time.perf_counter()) / (rounds - r)
+            played = 0
+            while per is None or played < per:
+                worlds = [game.resample_hidden(me, self.rng) for _ in range(step)]
+                leaves = [self._descend(w.clone(), root, me, first=a)
+                          for a in alive for w in worlds]
+                self._evaluate([leaf for leaf in leaves if isinstance(leaf, _Leaf)], me)
+                played += step
+                if per is None and time.perf_counter() >= ends:
+                    break
+            if r < rounds - 1:
+                keep = sorted(alive, key=lambda a: -self._mean(root, a))[:max(1, len(alive) // 2)]
+                alive = [a for a in alive if a in keep or a == self._base]
+        self._alive = alive
+
+    @staticmethod
+    def _mean(root: _Node, a: int) -> float:
+        child = root.children.get(a)
+        return child.value / child.visits if child is not None and child.visits else -math.inf
+
+    def _halving_choice(self, root: _Node) -> int:
+        """The best candidate left by sequential halving if its mean beats the network's
+        choice by more than `margin`; else the network's choice."""
+        base = self._base
+        best = max(self._alive, key=lambda a: self._mean(root, a))  # first on ties: prior
+        return best if self._mean(root, best) - self._mean(root, base) > self.margin else base
+
+    def _descend(self, g: Game, root: _Node, me: str, first: int | None = None
+                 ) -> _Leaf | None:
         """One simulation down to a position to evaluate (returned, its path under virtual
-        loss) or to the end of the game (backed up at once, None)."""
+        loss) or to the end of the game (backed up at once, None); `first`: the root's
+        action, where the root does not choose by PUCT."""
         node, path = root, [root]
+        if first is not None:
+            root.avail[first] = root.avail.get(first, 0) + 1
+            node = root.children.get(first) or root.children.setdefault(first, _Node(me))
+            g.step(first)
+            path.append(node)
         while True:
             while not g.is_over and g.decision.kind in FINE_KINDS:  # not tree decisions
                 g.step(self._fine_in_simulation(g))
@@ -272,9 +355,10 @@ class AlphaISMCTSAgent:
             n.value += 0.0 if n.player is None else (-1.0 if n.player == me else 1.0)
         mover = g.current_player
         obs = self._encode(g, mover)
-        rollout = (rollout_value(g, me, self.policy, self.rollout_depth, self.eval_scale)
-                   if self.rollout_mix else 0.0)
-        return _Leaf(path, node, legal, mover, obs, rollout)
+        kept = self.rollouts is not None  # the play-out needs the leaf as it is
+        rollout = (rollout_value(g.clone() if kept else g, me, self.policy, self.rollout_depth,
+                                 self.eval_scale) if self.rollout_mix else 0.0)
+        return _Leaf(path, node, legal, mover, obs, rollout, g if kept else None)
 
     def _fine_in_simulation(self, g: Game) -> int:
         """A point of influence or a target inside a simulation: :class:`FastPolicy`'s
@@ -316,10 +400,15 @@ class AlphaISMCTSAgent:
             return
         logits, values = self._forward([leaf.obs for leaf in leaves],
                                        [leaf.legal for leaf in leaves])
-        for leaf, lg, v in zip(leaves, logits, values, strict=True):
+        if self.rollouts is not None:  # play-outs: their results, already the searcher's
+            played = self.rollouts.results([leaf.game for leaf in leaves], me, self.playout)
+        for i, (leaf, lg, v) in enumerate(zip(leaves, logits, values, strict=True)):
             for a, p in self._priors(lg, leaf.legal).items():
                 leaf.node.prior.setdefault(a, p)
-            v_me = float(v) if leaf.mover == me else -float(v)
+            if self.rollouts is not None:
+                v_me = float(played[i])
+            else:
+                v_me = float(v) if leaf.mover == me else -float(v)
             for n in leaf.path:  # undo the virtual loss
                 n.visits -= 1
                 n.value -= 0.0 if n.player is None else (-1.0 if n.player == me else 1.0)

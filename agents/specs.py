@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,12 +106,54 @@ def spec_weights(spec: str) -> Path | None:
     return None
 
 
-ALPHAISM_OPTIONS = {"c": ("c_puct", float), "mix": ("rollout_mix", float),
-                    "batch": ("batch", int), "fine": ("fine", str), "t": ("prior_temp", float),
-                    "eps": ("prior_mix", float), "sim": ("sim_fine", str),
-                    "opp": ("opponent", str)}
-ROLLOUT_OPTIONS = {"width": ("width", int), "margin": ("margin", float),
-                   "depth": ("depth", int)}
+Parser = Callable[[str, str], Any]  # (text, what it is for the message) -> the value
+
+
+def real(lo: float = -math.inf, hi: float = math.inf, above: bool = False
+         ) -> Parser:
+    """A setting's parser: a finite number in [lo, hi] (above `lo` where `above`)."""
+    span = (f" above {lo:g}" if above else "" if lo == -math.inf else f" >= {lo:g}"
+            if hi == math.inf else f" in [{lo:g}, {hi:g}]")
+
+    def parse(text: str, what: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value > lo if above else value >= lo)
+                and value <= hi):
+            raise ValueError(f"{what} must be a finite number{span}, got {text[:40]!r}")
+        return value
+
+    return parse
+
+
+def whole(hi: int = 65_536) -> Parser:
+    """A setting's parser: a whole number in 1..`hi`."""
+    return lambda text, what: count(text, what, hi)
+
+
+def choice(*names: str) -> Parser:
+    """A setting's parser: one of `names`."""
+    def parse(text: str, what: str) -> str:
+        if text not in names:
+            raise ValueError(f"{what} must be one of {', '.join(names)}, got {text[:40]!r}")
+        return text
+
+    return parse
+
+
+# KEY: (the agent's keyword, the parser of its value); the agents check the same again
+ALPHAISM_OPTIONS = {"c": ("c_puct", real()), "mix": ("rollout_mix", real(0, 1)),
+                    "batch": ("batch", whole()),
+                    "fine": ("fine", choice("network", "heuristic")),
+                    "t": ("prior_temp", real(0, above=True)), "eps": ("prior_mix", real(0, 1)),
+                    "sim": ("sim_fine", choice("fast", "network")),
+                    "opp": ("opponent", choice("tree", "policy")),
+                    "root": ("root", choice("puct", "halving")), "width": ("width", whole()),
+                    "margin": ("margin", real(0)), "playout": ("playout", whole())}
+ROLLOUT_OPTIONS = {"width": ("width", whole()), "margin": ("margin", real(0)),
+                   "depth": ("depth", whole())}
 
 
 def alphaism_options(field: str) -> dict[str, Any]:
@@ -118,7 +161,10 @@ def alphaism_options(field: str) -> dict[str, Any]:
     optional ``,KEY=VALUE`` settings: c (c_puct), mix (rollout_mix), batch, fine, t
     (prior_temp), eps (prior_mix: the prior mixed with uniform), sim (sim_fine: who takes
     the fine decisions inside simulations, fast or network), opp (opponent: tree, or policy
-    for the network playing the opponent inside simulations)."""
+    for the network playing the opponent inside simulations), root (puct, or halving:
+    sequential halving over the `width` likeliest actions, leaving the network's choice
+    only for a mean gain over `margin`), playout (leaves valued by a network play-out of
+    that many moves, then the value head)."""
     return search_options(field, "alphaism", ALPHAISM_OPTIONS, timed=True)
 
 
@@ -129,7 +175,7 @@ def rollout_options(field: str) -> dict[str, Any]:
     return search_options(field, "rollout", ROLLOUT_OPTIONS, timed=False)
 
 
-def search_options(field: str, who: str, table: dict[str, tuple[str, type]],
+def search_options(field: str, who: str, table: dict[str, tuple[str, Parser]],
                    timed: bool) -> dict[str, Any]:
     """A search's ``BUDGET[,KEY=VALUE...]`` field as keyword arguments: BUDGET is a number
     of simulations (or, `timed`, seconds such as ``0.5s``); KEY is one of `table`."""
@@ -152,15 +198,6 @@ def search_options(field: str, who: str, table: dict[str, tuple[str, type]],
         if key not in table or not value:
             raise ValueError(f"{who}: unknown setting {opt!r} (KEY=VALUE with KEY one of "
                              f"{', '.join(table)})")
-        name, kind = table[key]
-        if kind is int:
-            kw[name] = count(value, f"{who}: {key}", 65_536)
-            continue
-        try:
-            kw[name] = kind(value)
-            if kind is float and not math.isfinite(kw[name]):
-                raise ValueError
-        except ValueError:
-            raise ValueError(f"{who}: {key} must be a finite {kind.__name__}, got "
-                             f"{value[:40]!r}") from None
+        name, parse = table[key]
+        kw[name] = parse(value, f"{who}: {key}")
     return kw

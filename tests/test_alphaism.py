@@ -118,19 +118,21 @@ def test_values_are_backed_up_from_each_movers_point_of_view(cfg, side) -> None:
     assert root.value / root.visits == pytest.approx(expected, abs=1e-5)
 
 
-@pytest.mark.parametrize("opponent", ["tree", "policy"])
+@pytest.mark.parametrize("mode", [{"opponent": "tree"}, {"opponent": "policy"},
+                                  {"root": "halving", "playout": 30}])
 @pytest.mark.parametrize(("seed", "side"), [(11, "usa"), (6, "china")])
 def test_search_never_reads_the_opponents_hidden_cards(random_net, seed, side,
-                                                       opponent) -> None:
+                                                       mode) -> None:
     """Same public state, same own hand, the opponent's hand (and the deck order and
-    dice) redrawn: the same tree, the same choice."""
+    dice) redrawn: the same tree, the same choice (play-outs included: they start from
+    the searcher's determinisations)."""
     g = advance_to(Game(seed), "card", side)
     opp = "china" if side == "usa" else "usa"
     other = g.resample_hidden(side, 1234)
     assert sorted(other.hand(opp)) != sorted(g.hand(opp))
 
     def tree(game: Game):
-        ag = agent(random_net, seed=9, simulations=40, opponent=opponent)
+        ag = agent(random_net, seed=9, simulations=40, **mode)
         a = ag.act(None, game.action_mask(), game)
         ag.reseed(9)
         root = ag.search(game, ag._priors(np.zeros(game.num_actions), game.legal_actions()))
@@ -157,10 +159,12 @@ def test_spec_loads_a_checkpoint_and_names_a_missing_one(cfg, random_net, tmp_pa
     assert make_agent(f"alphaism:8,t=3:{tmp_path / 'net'}", 1).prior_temp == 3.0
     mixed = make_agent(f"alphaism:8,eps=0.25,sim=network:{tmp_path / 'net'}", 1)
     assert (mixed.prior_mix, mixed.sim_fine) == (0.25, "network")
-    for bad, message in (("8,eps=2", "prior_mix must be"), ("8,sim=oracle", "sim_fine must"),
+    for bad, message in (("8,eps=2", r"eps must be a finite number in \[0, 1\]"),
+                         ("8,sim=oracle", "sim must be one of fast, network"),
                          ("8,depth=3", "unknown setting"), ("8,mix=lots", "mix must be"),
-                         ("8,mix=2", "rollout_mix must be"), ("8,fine=oracle", "fine must"),
-                         ("8,t=0", "prior_temp must be"), ("8,t=-1", "prior_temp must be")):
+                         ("8,mix=2", "mix must be"), ("8,fine=oracle", "fine must be one of"),
+                         ("8,t=0", "t must be a finite number above 0"),
+                         ("8,t=-1", "t must be")):
         with pytest.raises(ValueError, match=message):
             make_agent(f"alphaism:{bad}:{tmp_path / 'net'}", 0)
 
@@ -250,3 +254,119 @@ def test_the_network_can_play_the_opponent_inside_simulations(cfg, side) -> None
         stack.extend(node.children.values())
     with pytest.raises(ValueError, match="opponent"):
         agent(net, opponent="sampled")
+
+
+def halving_agent(net, **kw) -> AlphaISMCTSAgent:
+    return agent(net, **{"root": "halving", "width": 4, "simulations": 16, **kw})
+
+
+def test_halving_root_shares_its_worlds_and_halves_the_candidates(random_net) -> None:
+    """root=halving (issue 35): the `width` likeliest actions; in each round every
+    candidate left gets one simulation in each of the same fresh determinisations; the
+    better half goes on, the network's choice always; the budget is spent."""
+    g = action_round(3, "china")
+    ag = halving_agent(random_net)
+    draws: list[int] = []
+    resample = g.resample_hidden
+    ag.reseed(4)
+    prior = ag._priors(np.arange(g.num_actions, dtype=float) % 7, g.legal_actions())
+    top = sorted(prior, key=lambda a: -prior[a])[:4]
+    g.resample_hidden = lambda side, rng: draws.append(1) or resample(side, rng)  # counted
+    root = ag.search(g, prior)
+    assert set(root.children) == set(top)
+    visits = {a: root.children[a].visits for a in top}
+    # 16 simulations over 4 candidates in 2 rounds: 2 worlds each, then 4 for the rest
+    assert sum(visits.values()) == 16 and len(draws) == 2 + 4
+    assert sorted(visits.values()) == [2, 2, 6, 6]
+    assert visits[top[0]] == 6  # the network's choice is never dropped
+    survivors = [a for a in top if visits[a] == 6]
+    assert set(ag._alive) == set(survivors)
+    means = {a: ag._mean(root, a) for a in top}
+    dropped = [a for a in top if a not in survivors]
+    first_round = {a: root.children[a].value for a in dropped}  # their two worlds only
+    assert all(v / 2 == means[a] for a, v in first_round.items())
+
+
+def test_halving_root_leaves_the_networks_choice_only_by_more_than_the_margin(
+        random_net) -> None:
+    g = action_round(3, "usa")
+    ag = halving_agent(random_net)
+    ag.reseed(1)
+    root = ag.search(g, ag._priors(np.arange(g.num_actions, dtype=float) % 5,
+                                   g.legal_actions()))
+    base = ag._base
+    other = next(a for a in ag._alive if a != base)
+    for a in ag._alive:
+        root.children[a].value = 0.5 * root.children[a].visits if a == other else 0.0
+    for margin, expected in ((0.1, other), (0.49, other), (0.5, base), (0.7, base)):
+        ag.margin = margin
+        assert ag._halving_choice(root) == expected
+    root.children[other].value = 0.0  # a tie keeps the network's choice
+    ag.margin = 0.0
+    assert ag._halving_choice(root) == base
+
+
+def test_a_single_candidate_is_not_searched(random_net) -> None:
+    g = action_round(3, "usa")
+    ag = halving_agent(random_net, width=1)
+    mask = g.action_mask()
+    assert ag.act(None, mask, g) == int(np.flatnonzero(mask)[np.argmax(
+        ag._forward([ag._encode(g, "usa")], [np.flatnonzero(mask)])[0][0][mask])])
+    assert not ag.last_root.children
+
+
+def test_playout_leaves_are_valued_by_the_play_outs(random_net) -> None:
+    """playout=N: each leaf's value is its game's play-out result (PolicyRollouts, with
+    N as the depth), for the searching side; playout=0 is the value head again."""
+    g = action_round(2, "usa")
+    ag = halving_agent(random_net, playout=25)
+    calls: list[tuple[int, str, int | None]] = []
+
+    def results(games, side, depth=None):
+        calls.append((len(games), side, depth))
+        assert all(not x.is_over for x in games)
+        return np.full(len(games), 0.5)
+
+    ag.rollouts.results = results
+    root = ag.search(g, ag._priors(np.zeros(g.num_actions), g.legal_actions()))
+    assert sum(n for n, _, _ in calls) == root.visits == 16
+    assert {(side, depth) for _, side, depth in calls} == {("usa", 25)}
+    assert root.value / root.visits == pytest.approx(0.5)
+
+    def tree(**kw):
+        ag = halving_agent(random_net, simulations=24, **kw)
+        ag.reseed(2)
+        root = ag.search(g, ag._priors(np.zeros(g.num_actions), g.legal_actions()))
+        return {a: (c.visits, round(c.value, 4)) for a, c in root.children.items()}
+
+    assert tree(playout=0) == tree()
+
+
+def test_timed_halving_keeps_its_budget_and_runs_every_round(random_net) -> None:
+    import time
+
+    g = action_round(3, "usa")
+    ag = halving_agent(random_net, simulations=None, seconds=0.3, playout=10)
+    t = time.perf_counter()
+    ag.act(None, g.action_mask(), g)
+    assert time.perf_counter() - t < 1.5
+    visits = sorted(c.visits for c in ag.last_root.children.values())
+    assert len(visits) == 4 and visits[0] >= 1 and visits[-1] > visits[0]
+
+
+def test_halving_and_playout_specs(cfg, random_net, tmp_path: Path) -> None:
+    save_checkpoint(tmp_path / "net", random_net, cfg)
+    ag = make_agent(f"alphaism:32,root=halving,width=6,margin=0.2,playout=40:"
+                    f"{tmp_path / 'net'}", 1)
+    assert (ag.simulations, ag.root, ag.width, ag.margin, ag.playout) == (
+        32, "halving", 6, 0.2, 40)
+    assert make_agent(f"alphaism:8:{tmp_path / 'net'}", 1).rollouts is None
+    for bad, message in (("8,root=gumbel", "root must be one of puct, halving"),
+                         ("8,width=0", "width must be a whole number"),
+                         ("8,margin=-1", "margin must be a finite number >= 0"),
+                         ("8,playout=-3", "playout must be a whole number")):
+        with pytest.raises(ValueError, match=message):
+            make_agent(f"alphaism:{bad}:{tmp_path / 'net'}", 0)
+    for bad in ({"root": "gumbel"}, {"width": 0}, {"margin": -1.0}, {"playout": -3}):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
+            AlphaISMCTSAgent(random_net, **bad)  # the Python API checks them too

@@ -308,7 +308,7 @@ def test_replay_and_render_accept_the_good_record(tmp_path: Path, good_record: d
     (["arena", "ismcts:10:nan", "random"], ["ismcts: SECONDS must be a number of seconds"]),
     (["arena", "ismcts:10:inf", "random"], ["ismcts: SECONDS must be a number of seconds"]),
     (["arena", "openspiel-ismcts:-1", "random"], ["openspiel-ismcts: SIMS must be a whole"]),
-    (["arena", "alphaism:5,c=nan", "random"], ["alphaism: c must be a finite float"]),
+    (["arena", "alphaism:5,c=nan", "random"], ["alphaism: c must be a finite number"]),
     (["balance", "--variants", "/dev/zero"], ["/dev/zero", "a character device, not a"]),
     (["render", "x.json", "--out", "m" * 300 + ".png"], ["--out", "File name too long"]),
     (["arena", "random", "cautious", "--ray-address", "not an address"],

@@ -180,7 +180,8 @@ def test_spec_and_settings(checkpoint) -> None:
     ag = make_agent(f"rollout:16,width=2:{checkpoint}", seed=0)
     assert isinstance(ag, RolloutSearchAgent) and (ag.simulations, ag.width) == (16, 2)
     for bad, words in [("0.5s", "SIMS must be a number of simulations"),
-                       ("8,deep=3", "unknown setting"), ("8,margin=nan", "finite float"),
+                       ("8,deep=3", "unknown setting"),
+                       ("8,margin=nan", "margin must be a finite number >= 0"),
                        ("8,width=0", "width must be a whole number in 1..65,536")]:
         with pytest.raises(ValueError, match=words):
             rollout_options(bad)

@@ -419,11 +419,14 @@ def test_abandoned_games_neither_block_new_ones_nor_stay_in_memory(monkeypatch, 
         assert back["decision_index"] == 0 and back["seat"] == "usa"
 
 
-def test_the_rollout_search_plays_on_the_board() -> None:
-    """rollout (the shipped policy with play-outs, issue 35) is offered and moves."""
+@pytest.mark.parametrize("spec", ["rollout:4,depth=5",
+                                  "alphaism:4,root=halving,width=2,playout=5,sim=network"])
+def test_the_searches_with_play_outs_play_on_the_board(spec) -> None:
+    """rollout and alphaism with play-outs (the shipped policy improved by play-outs,
+    issue 35) are offered and move."""
     with client() as cl:
         assert "rollout:64,depth=100" in cl.get("/api/agents").json()["agents"]
-        g = new_game(cl, usa="rollout:4,depth=5", china="random")
+        g = new_game(cl, usa=spec, china="random")
         v = view(cl, g["id"])
         for _ in range(40):
             if v["decision_index"] >= 12 or v["over"]:

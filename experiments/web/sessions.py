@@ -433,6 +433,8 @@ OFFERED = ("heuristic", "learned", "rollout:64,depth=100", "alphaism:200", "ismc
 # play-outs are bounded in count, width and depth instead (a move stays under ~10 s).
 MAX_SEARCH = {"ismcts": (20000, 10.0), "alphaism": (5000, 10.0), "rollout": (256, 0.0)}
 ROLLOUT_BOUNDS = {"width": 16, "depth": 400}
+# alphaism whose leaves are played out costs a play-out a simulation: rollout's bounds
+PLAYOUT_BOUNDS = {"simulations": MAX_SEARCH["rollout"][0], "width": 16, "playout": 400}
 
 
 def pool_kind(spec: str) -> str:
@@ -516,6 +518,8 @@ def check_spec(spec: str, seat: str, content: Content | None = None) -> None:
         return
     if (kw.get("simulations") or 0) > most or (kw.get("seconds") or 0) > secs:
         raise refuse(f"at most {most} simulations or {secs} s a move")
+    if "playout" in kw and any((kw.get(k) or 0) > v for k, v in PLAYOUT_BOUNDS.items()):
+        raise refuse("with playout=N: N up to 400, at most 256 simulations, width up to 16")
 
 
 def _number(text: str, most: float) -> bool:
