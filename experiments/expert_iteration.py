@@ -17,9 +17,10 @@
    of its value to the game's result, ``--epochs`` passes of ``--minibatch`` rows, on
    ``--device``.  The next round searches with the fitted network.
 
-**From recorded games** (``--records FILE``, one round): the rows are those of an
-arena's ``games.jsonl`` instead of new searches.  Every game is replayed; at each decision
-the ``--searcher`` seat (an agent spec prefix, e.g. ``rollout``) searched (not a point of
+**From recorded games** (``--records FILE[,FILE...]``, one round): the rows are those of
+arenas' ``games.jsonl`` instead of new searches.  Every game is replayed; at each decision
+a ``--searcher`` seat (agent spec kinds, comma-separated: ``rollout`` or
+``rollout,alphaism``) searched (not a point of
 influence or a target, more than one legal action, not a scoring card due), the target is
 the action it took (probability 1) and the value target its result.  The search's games
 against the bare policy (``evenstar arena rollout:64 learned``) are then both the measure
@@ -179,9 +180,10 @@ def record_rows(path: Path, searcher: str, content: Any, net: torch.nn.Module
     from experiments.gamelog import read
 
     games = read(path, parse_game, game_key).games
+    kinds = searcher.split(",")
     obs, mask, target, value = [], [], [], []
     for rec in games:
-        seats = {s for s, spec in rec.agents.items() if spec.split(":")[0] == searcher}
+        seats = {s for s, spec in rec.agents.items() if spec.split(":")[0] in kinds}
         g, movers = Game(rec.seed, content=content), []
         for a in rec.actions:
             mover, m = g.current_player, g.action_mask()
@@ -274,7 +276,9 @@ def run(cfg: ExitConfig) -> Path:
     for r in range(1, (1 if cfg.records else cfg.rounds) + 1):
         if cfg.records:
             net.cpu()
-            fresh, n_games = record_rows(Path(cfg.records), cfg.searcher, content, net)
+            parts = [record_rows(Path(f), cfg.searcher, content, net)
+                     for f in cfg.records.split(",")]
+            fresh, n_games = Rows.concat([r for r, _ in parts]), sum(n for _, n in parts)
             net.to(cfg.device)
         else:
             seeds = list(range(cfg.seed + (r - 1) * cfg.games, cfg.seed + r * cfg.games))

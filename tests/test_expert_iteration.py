@@ -169,10 +169,12 @@ def test_rows_from_recorded_games_are_the_searchers_choices(net_path: Path,
     assert rows.mask[np.arange(len(rows)), expected_actions].all()
     with pytest.raises(ValueError, match="no decision of a 'alphaism' seat"):
         ex.record_rows(path, "alphaism", load_content(), net)
+    both, _ = ex.record_rows(path, "rollout,random", load_content(), net)  # two kinds
+    assert len(both) > len(rows) and set(both.value.tolist()) == {-1.0, 1.0}
     out = ex.run(ex.ExitConfig(init=str(net_path), out=str(tmp_path / "exit"),
-                               records=str(path), epochs=1, minibatch=16))
+                               records=f"{path},{path}", epochs=1, minibatch=16))
     with open(tmp_path / "exit" / "rounds.csv") as f:
         (row,) = list(csv.DictReader(f))
-    assert (row["games"], row["rows"]) == ("2", str(len(rows)))
+    assert (row["games"], row["rows"]) == ("4", str(2 * len(rows)))  # two files
     assert float(row["loss_after"]) < float(row["loss_before"])
     assert load_checkpoint(out)[0] is not None
