@@ -302,7 +302,8 @@ class AlphaISMCTSAgent:
                 if per is None and time.perf_counter() >= ends:
                     break
             if r < rounds - 1:
-                keep = sorted(alive, key=lambda a: -self._mean(root, a))[:max(1, len(alive) // 2)]
+                ranked = sorted(alive, key=lambda a: -self._mean(root, a))  # ties: prior order
+                keep = ranked[:max(1, len(alive) // 2)]
                 alive = [a for a in alive if a in keep or a == self._base]
         self._alive = alive
 
@@ -324,7 +325,7 @@ class AlphaISMCTSAgent:
         loss) or to the end of the game (backed up at once, None); `first`: the root's
         action, where the root does not choose by PUCT."""
         node, path = root, [root]
-        if first is not None:
+        if first is not None and g.action_mask()[first]:  # (else: PUCT, as at any node)
             root.avail[first] = root.avail.get(first, 0) + 1
             node = root.children.get(first) or root.children.setdefault(first, _Node(me))
             g.step(first)
