@@ -240,11 +240,15 @@ class AlphaISMCTSAgent:
         return max(root.children, key=lambda a: (root.children[a].visits, root.prior[a]))
 
     def visit_shares(self, legal: np.ndarray) -> np.ndarray | None:
-        """The last searched decision's root visits over `legal` (summing to 1), or None
-        where the last decision was not searched (expert iteration's policy target)."""
+        """The last searched decision's improved policy over `legal` (summing to 1), or
+        None where the last decision was not searched (expert iteration's policy target):
+        the root's visit shares, or, for a halving root (whose visits follow the halving,
+        not the values), :meth:`improved_policy`."""
         root = getattr(self, "last_root", None)
         if root is None or not root.children:
             return None
+        if self.root == "halving":
+            return self.improved_policy(root, legal)
         visits = np.array([root.children[a].visits if a in root.children else 0
                            for a in legal.tolist()], dtype=np.float64)
         return visits / visits.sum() if visits.sum() > 0 else None
@@ -306,6 +310,23 @@ class AlphaISMCTSAgent:
                 keep = ranked[:max(1, len(alive) // 2)]
                 alive = [a for a in alive if a in keep or a == self._base]
         self._alive = alive
+
+    def improved_policy(self, root: _Node, legal: np.ndarray, c_visit: float = 50.0,
+                        c_scale: float = 0.1) -> np.ndarray:
+        """Gumbel MuZero's improved policy at a searched root, over `legal`:
+        ``softmax(log P(a) + (c_visit + max N) * c_scale * q(a))`` with ``q`` the mean
+        value on [0, 1] of each visited action and, for an unvisited one, the
+        prior-weighted mean of the visited ones (its completed Q)."""
+        prior = np.array([root.prior[int(a)] for a in legal])
+        visits = np.array([root.children[int(a)].visits if int(a) in root.children else 0
+                           for a in legal.tolist()])
+        seen = visits > 0
+        q = np.array([self._mean(root, int(a)) if v else 0.0 for a, v in zip(legal, visits,
+                                                                             strict=True)])
+        q[~seen] = (prior[seen] * q[seen]).sum() / prior[seen].sum()
+        z = np.log(prior) + (c_visit + visits.max()) * c_scale * (q + 1) / 2
+        p = np.exp(z - z.max())
+        return p / p.sum()
 
     @staticmethod
     def _mean(root: _Node, a: int) -> float:

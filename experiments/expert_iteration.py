@@ -9,11 +9,13 @@
    that the search visits the alternatives, ``--sim`` taking the fine decisions inside
    simulations), ``--workers`` processes: against itself, or in a ``--scripted-frac``
    share of the games against ``--scripted`` (seats alternating), so that the rows also
-   cover the positions other players lead to.  At every searched decision the row keeps
-   the mover's observation, the legal mask and the root's visit shares; when the game
-   ends, the mover's result.
+   cover the positions other players lead to.  ``--root halving --playout N`` searches
+   with the halving root and play-out leaves (agents/alphaism.py).  At every searched
+   decision the row keeps the mover's observation, the legal mask and the search's
+   improved policy (the root's visit shares; for the halving root, Gumbel MuZero's
+   ``softmax(log prior + sigma(completed Q))``); when the game ends, the mover's result.
 2. *Fit.*  On the rows of every round so far: cross-entropy of the network's policy to
-   the visit shares (the search's improved policy) plus ``--vf-coef`` x the squared error
+   the search's improved policy plus ``--vf-coef`` x the squared error
    of its value to the game's result, ``--epochs`` passes of ``--minibatch`` rows, on
    ``--device``.  The next round searches with the fitted network.
 
@@ -72,6 +74,8 @@ class ExitConfig:
     eps: float = 0.25
     c: float = 1.5
     sim: str = "network"
+    root: str = "puct"
+    playout: int = 0
     scripted_frac: float = 0.0
     scripted: str = "heuristic"
     workers: int = 2
@@ -90,6 +94,8 @@ class ExitConfig:
         for name in ("rounds", "games", "sims", "workers", "epochs", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name} must be at least 1, not {getattr(self, name)}")
+        if self.root not in ("puct", "halving") or self.playout < 0:
+            raise ValueError("--root must be puct or halving, --playout at least 0")
         if self.minibatch < 2 or not (0 <= self.eps <= 1 and 0 <= self.scripted_frac <= 1
                                       and self.lr > 0 and self.deviation_weight >= 1
                                       and self.vf_coef >= 0 and self.c > 0):
@@ -212,7 +218,7 @@ def record_rows(path: Path, searcher: str, content: Any, net: torch.nn.Module
 def search_rows(cfg: ExitConfig, net_path: Path, seeds: list[int]) -> Rows:
     """The searched rows of one game per seed, played in `cfg.workers` processes."""
     kw = {"simulations": cfg.sims, "prior_mix": cfg.eps, "c_puct": cfg.c,
-          "sim_fine": cfg.sim}
+          "sim_fine": cfg.sim, "root": cfg.root, "playout": cfg.playout or None}
     rng = np.random.default_rng([cfg.seed, seeds[0]])
     jobs = [(str(net_path), cfg.content, s, kw,
              cfg.scripted if rng.random() < cfg.scripted_frac else None) for s in seeds]

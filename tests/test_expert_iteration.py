@@ -48,6 +48,47 @@ def test_visit_shares_are_the_roots_visits_over_the_legal_actions(net_path: Path
     assert ag.visit_shares(g.legal_actions()) is None
 
 
+def test_a_halving_roots_target_is_gumbels_improved_policy(net_path: Path) -> None:
+    """root=halving: the target is softmax(log prior + (50 + max N) * 0.1 * q), q the mean
+    value on [0, 1] of a visited action and, for an unvisited one, the prior-weighted mean
+    of the visited ones; a better result raises an action's share."""
+    ag = AlphaISMCTSAgent.from_checkpoint(net_path, simulations=16, root="halving", width=4,
+                                          seed=2)
+    g = action_round(3, "usa")
+    legal = g.legal_actions()
+    ag.act(None, g.action_mask(), g)
+    root = ag.last_root
+    target = ag.visit_shares(legal)
+    assert target is not None and target.sum() == pytest.approx(1.0) and (target > 0).all()
+    prior = np.array([root.prior[a] for a in legal.tolist()])
+    n = {a: c.visits for a, c in root.children.items()}
+    q = {a: (root.children[a].value / n[a] + 1) / 2 for a in n}
+    fill = sum(root.prior[a] * q[a] for a in n) / sum(root.prior[a] for a in n)
+    z = np.log(prior) + (50 + max(n.values())) * 0.1 * np.array(
+        [q.get(a, fill) for a in legal.tolist()])
+    assert target == pytest.approx(np.exp(z) / np.exp(z).sum())
+    unvisited = [i for i, a in enumerate(legal.tolist()) if a not in n]
+    assert unvisited and np.allclose(target[unvisited] / prior[unvisited],
+                                     target[unvisited[0]] / prior[unvisited[0]])
+    a = next(iter(n))
+    i = legal.tolist().index(a)
+    root.children[a].value += n[a]  # its mean up by 1: a larger share
+    assert ag.visit_shares(legal)[i] > target[i]
+
+
+def test_the_search_rounds_can_use_the_halving_root(net_path: Path, tmp_path: Path) -> None:
+    """--root halving --playout N: the search's games give full improved-policy targets."""
+    cfg = ex.ExitConfig(init=str(net_path), out=str(tmp_path / "h"), games=1, sims=8,
+                        workers=1, epochs=1, minibatch=16, root="halving", playout=4, eps=0)
+    rows = ex.search_rows(cfg, net_path, [11])
+    assert len(rows) > 10
+    finite = np.isfinite(rows.target)
+    assert (finite == rows.mask).all()  # every legal action has a share
+    assert np.exp(np.where(finite, rows.target, -np.inf)).sum(1) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="--root must be"):
+        ex.ExitConfig(root="gumbel").check()
+
+
 def test_share_target_is_a_log_distribution_on_the_visited_actions() -> None:
     legal = np.array([2, 5, 7])
     t = ex.share_target(np.array([0.75, 0.0, 0.25]), legal, 9)
