@@ -74,7 +74,7 @@ from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
 from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
 from .networks import DeckNetworks, checkpoint_folder
-from .rollouts import PolicyRollouts
+from .rollouts import PolicyRollouts, check_halving, halve, halving_rounds
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
 PRIOR_FLOOR = 1e-12
@@ -134,12 +134,7 @@ class AlphaISMCTSAgent:
             raise ValueError(f"opponent must be 'tree' or 'policy', got {opponent!r}")
         if root not in ("puct", "halving"):
             raise ValueError(f"root must be 'puct' or 'halving', got {root!r}")
-        if width < 1:
-            raise ValueError(f"width must be >= 1, got {width}")
-        if not (math.isfinite(margin) and margin >= 0):
-            raise ValueError(f"margin must be a number >= 0, got {margin}")
-        if playout is not None and playout < 0:
-            raise ValueError(f"playout must be >= 0 moves, got {playout}")
+        check_halving(width, margin, playout, "playout")
         self.root, self.width, self.margin, self.playout = root, width, margin, playout
         self.rollouts = PolicyRollouts(network) if playout is not None else None
         self.opponent = opponent
@@ -285,7 +280,7 @@ class AlphaISMCTSAgent:
         me = game.current_player
         alive = sorted(root.prior, key=lambda a: -root.prior[a])[:self.width]  # stable
         self._base = alive[0]
-        rounds = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 0
+        rounds = halving_rounds(len(alive))
         budget = self.simulations
         for r in range(rounds):
             if budget is not None:
@@ -306,9 +301,7 @@ class AlphaISMCTSAgent:
                 if per is None and time.perf_counter() >= ends:
                     break
             if r < rounds - 1:
-                ranked = sorted(alive, key=lambda a: -self._mean(root, a))  # ties: prior order
-                keep = ranked[:max(1, len(alive) // 2)]
-                alive = [a for a in alive if a in keep or a == self._base]
+                alive = halve(alive, lambda a: self._mean(root, a), self._base)
         self._alive = alive
 
     def improved_policy(self, root: _Node, legal: np.ndarray, c_visit: float = 50.0,

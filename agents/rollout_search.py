@@ -29,7 +29,6 @@ mover knows: the worlds come from its own view and the seed.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,7 @@ from evenstar_env import Game
 
 from .ismcts import FINE_KINDS, scoring_card_due
 from .networks import DeckNetworks, checkpoint_folder
-from .rollouts import PolicyRollouts
+from .rollouts import PolicyRollouts, check_halving, halve, halving_rounds
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
 
@@ -55,12 +54,7 @@ class RolloutSearchAgent:
                  seed: int | None = None) -> None:
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
-        if width < 1:
-            raise ValueError(f"width must be >= 1, got {width}")
-        if not (math.isfinite(margin) and margin >= 0):
-            raise ValueError(f"margin must be a number >= 0, got {margin}")
-        if depth is not None and depth < 0:
-            raise ValueError(f"depth must be >= 0 moves, got {depth}")
+        check_halving(width, margin, depth, "depth")
         self.depth = depth
         self.nets, self.simulations, self.width, self.margin = nets, simulations, width, margin
         self.net = nets.net
@@ -109,7 +103,7 @@ class RolloutSearchAgent:
         base, me = candidates[0], game.current_player
         if len(candidates) == 1:
             return base
-        rounds = max(1, math.ceil(math.log2(len(candidates))))
+        rounds = halving_rounds(len(candidates))
         alive, budget = list(candidates), self.simulations
         total = dict.fromkeys(candidates, 0.0)
         seen = 0
@@ -128,9 +122,7 @@ class RolloutSearchAgent:
             budget -= len(alive) * per
             seen += per
             if r < rounds - 1:
-                ranked = sorted(alive, key=lambda a: -total[a])  # stable: prior order on ties
-                keep = ranked[:max(1, len(alive) // 2)]
-                alive = [a for a in alive if a in keep or a == base]
+                alive = halve(alive, total.__getitem__, base)
         self.last_means = {a: total[a] / seen for a in alive}
         best = max(alive, key=lambda a: total[a])
         return best if (total[best] - total[base]) / seen > self.margin else base

@@ -14,6 +14,8 @@ the same results (tests/test_rollout_search.py).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,28 @@ from evenstar_env.env.observation import encoder_for
 
 from . import kernels
 from .batch_policy import infer_chunked, native_packed
+
+
+def check_halving(width: int, margin: float, depth: int | None, depth_name: str) -> None:
+    """The settings shared by the searches that halve their candidates (ValueError)."""
+    if width < 1:
+        raise ValueError(f"width must be >= 1, got {width}")
+    if not (math.isfinite(margin) and margin >= 0):
+        raise ValueError(f"margin must be a number >= 0, got {margin}")
+    if depth is not None and depth < 0:
+        raise ValueError(f"{depth_name} must be >= 0 moves, got {depth}")
+
+
+def halving_rounds(candidates: int) -> int:
+    """How many rounds sequential halving takes over `candidates` (none for one)."""
+    return max(1, math.ceil(math.log2(candidates))) if candidates > 1 else 0
+
+
+def halve(alive: list[int], score: Callable[[int], float], base: int) -> list[int]:
+    """The better half of `alive` by `score` (ties: the order of `alive`), and `base`
+    always, in the order of `alive`."""
+    keep = sorted(alive, key=lambda a: -score(a))[:max(1, len(alive) // 2)]
+    return [a for a in alive if a in keep or a == base]
 
 
 class PolicyRollouts:
