@@ -38,9 +38,13 @@ learned``.
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
 import json
 import time
-from concurrent.futures import ProcessPoolExecutor
+import zipfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -55,7 +59,12 @@ from evenstar_env.content import load_content
 from evenstar_env.env.observation import observe
 from experiments.config_args import config_from_args
 from experiments.devices import resolve_device
-from experiments.files import ensure_output_dir, write_text_atomic
+from experiments.files import (
+    ensure_output_dir,
+    folder_lock,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from experiments.rows import ArrayRows
 from experiments.train import adam, torch_threads
 from experiments.war_risk_tune import _write_csv, target_loss
@@ -215,19 +224,58 @@ def record_rows(path: Path, searcher: str, content: Any, net: torch.nn.Module
                 logits.argmax(1).numpy() == chosen), len(games)
 
 
-def search_rows(cfg: ExitConfig, net_path: Path, seeds: list[int]) -> Rows:
-    """The searched rows of one game per seed, played in `cfg.workers` processes."""
+def _seeded_game(job: tuple[str, str, int, dict[str, Any], str | None]
+                 ) -> tuple[int, dict[str, np.ndarray]]:
+    return job[2], play_game(job)
+
+
+def save_game(path: Path, rows: dict[str, np.ndarray]) -> None:
+    """One game's rows as a compressed ``.npz``, written atomically."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **rows)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def load_game(path: Path) -> dict[str, np.ndarray] | None:
+    """A game saved by :func:`save_game`; None (the file moved aside to ``*.bad``) if it
+    cannot be read, so that the game is played again."""
+    try:
+        with np.load(path) as z:
+            return {k: z[k] for k in Rows.names()}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        path.replace(path.with_suffix(".bad"))
+        return None
+
+
+def search_rows(cfg: ExitConfig, net_path: Path, seeds: list[int],
+                store: Path | None = None) -> Rows:
+    """The searched rows of one game per seed, played in `cfg.workers` processes.  With
+    `store`, each game's rows go to ``STORE/SEED.npz`` as soon as it ends, and the games
+    already there are read instead of played again: a killed round resumes."""
     kw = {"simulations": cfg.sims, "prior_mix": cfg.eps, "c_puct": cfg.c,
           "sim_fine": cfg.sim, "root": cfg.root, "playout": cfg.playout or None}
     rng = np.random.default_rng([cfg.seed, seeds[0]])
     jobs = [(str(net_path), cfg.content, s, kw,
              cfg.scripted if rng.random() < cfg.scripted_frac else None) for s in seeds]
-    if cfg.workers == 1:
-        games = [play_game(j) for j in jobs]
-    else:
-        with ProcessPoolExecutor(cfg.workers, mp_context=get_context("spawn")) as pool:
-            games = list(pool.map(play_game, jobs))
-    games = [x for x in games if len(x["value"])]
+    done: dict[int, dict[str, np.ndarray]] = {}
+    if store is not None:
+        for s in seeds:
+            if (store / f"{s}.npz").exists() and (game := load_game(store / f"{s}.npz")):
+                done[s] = game
+    todo = [j for j in jobs if j[2] not in done]
+    with contextlib.ExitStack() as stack:
+        if cfg.workers == 1 or len(todo) <= 1:
+            played = map(_seeded_game, todo)
+        else:
+            pool = stack.enter_context(ProcessPoolExecutor(
+                min(cfg.workers, len(todo)), mp_context=get_context("spawn")))
+            played = (f.result() for f in as_completed(pool.submit(_seeded_game, j)
+                                                       for j in todo))
+        for seed, game in played:
+            if store is not None:
+                save_game(store / f"{seed}.npz", game)
+            done[seed] = game
+    games = [done[s] for s in seeds if len(done[s]["value"])]
     if not games:
         raise ValueError("no searched decision in these games (all were forced)")
     return Rows(*(np.concatenate([x[f] for x in games]) for f in Rows.names()))
@@ -266,46 +314,77 @@ def target_entropy(rows: Rows) -> float:
     return float(-(p * np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), 0.0)).sum(1).mean())
 
 
+RESUME_FREE = ("rounds", "workers", "threads", "device")  # settings a resumed run may change
+
+
+def previous_rounds(out: Path, cfg: ExitConfig) -> list[dict[str, Any]]:
+    """The rounds a run in `out` has finished (rounds.csv), after checking it had the
+    same settings (those of RESUME_FREE aside); [] for a new folder."""
+    old_path = out / "config.json"
+    if not old_path.exists():
+        return []
+    old = json.loads(old_path.read_text())
+    diff = [f"--{k.replace('_', '-')} {old.get(k)!r}, not {v!r}"
+            for k, v in asdict(cfg).items() if k not in RESUME_FREE and old.get(k) != v]
+    if diff:
+        raise ValueError(f"{out} holds a run with other settings ({'; '.join(diff)}): "
+                         "rerun it with its own settings to resume it, or use another --out")
+    if not (out / "rounds.csv").exists():
+        return []
+    with (out / "rounds.csv").open(newline="") as f:
+        return [{k: json.loads(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
 def run(cfg: ExitConfig) -> Path:
-    """The rounds; returns the final checkpoint folder."""
+    """The rounds; returns the final checkpoint folder.  Rerun on the same `--out` with
+    the same settings, a killed run resumes: finished rounds are loaded, not refitted, and
+    a round's finished search games (``OUT/games_round_K/``) are not played again."""
     cfg.check()
     cfg.device = resolve_device(cfg.device)
     content = load_content(cfg.content)
     net, net_cfg, facts = load_checkpoint(Path(cfg.init), content)
     net.to(cfg.device)
     out = ensure_output_dir(Path(cfg.out))
-    write_text_atomic(out / "config.json", json.dumps(asdict(cfg), indent=1) + "\n")
-    torch.manual_seed(cfg.seed)
-    rng = np.random.default_rng([cfg.seed, 35])
-    current, rows, log = Path(cfg.init), None, []
-    t0 = time.perf_counter()
-    for r in range(1, (1 if cfg.records else cfg.rounds) + 1):
-        if cfg.records:
-            net.cpu()
-            parts = [record_rows(Path(f), cfg.searcher, content, net)
-                     for f in cfg.records.split(",")]
-            fresh, n_games = Rows.concat([r for r, _ in parts]), sum(n for _, n in parts)
-            net.to(cfg.device)
-        else:
-            seeds = list(range(cfg.seed + (r - 1) * cfg.games, cfg.seed + r * cfg.games))
-            fresh, n_games = search_rows(cfg, current, seeds), len(seeds)
-        rows = fresh if rows is None else Rows.concat([rows, fresh])
-        with torch_threads(cfg.threads):
-            before = mean_loss(net, rows, cfg)
-            fit(net, rows, cfg, rng)
-            after = mean_loss(net, rows, cfg)
-        current = out / f"round_{r}"
-        extra = {**facts, "expert_iteration": {"round": r, "init": cfg.init, "rows": len(rows)}}
-        save_checkpoint(current, net, net_cfg, extra)
-        log.append({"round": r, "games": n_games, "rows": len(fresh),
-                    "search_agrees": round(float(fresh.agree.mean()), 4),
-                    "target_entropy": round(target_entropy(fresh), 4),
-                    "loss_before": round(before, 4), "loss_after": round(after, 4),
-                    "minutes": round((time.perf_counter() - t0) / 60, 2)})
-        print("  ".join(f"{k} {v}" for k, v in log[-1].items()), flush=True)
-        _write_csv(out / "rounds.csv", log)
-    save_checkpoint(out / "checkpoint", net, net_cfg, {
-        **facts, "expert_iteration": {"rounds": log, "init": cfg.init}})
+    with folder_lock(out):
+        log = previous_rounds(out, cfg)
+        write_text_atomic(out / "config.json", json.dumps(asdict(cfg), indent=1) + "\n")
+        current, rows = Path(cfg.init), None
+        t0 = time.perf_counter()
+        for r in range(1, (1 if cfg.records else cfg.rounds) + 1):
+            if cfg.records:
+                net.cpu()
+                parts = [record_rows(Path(f), cfg.searcher, content, net)
+                         for f in cfg.records.split(",")]
+                fresh, n_games = Rows.concat([p for p, _ in parts]), sum(n for _, n in parts)
+                net.to(cfg.device)
+            else:
+                seeds = list(range(cfg.seed + (r - 1) * cfg.games, cfg.seed + r * cfg.games))
+                fresh = search_rows(cfg, current, seeds, out / f"games_round_{r}")
+                n_games = len(seeds)
+            rows = fresh if rows is None else Rows.concat([rows, fresh])
+            current = out / f"round_{r}"
+            if r <= len(log):  # finished before: its fitted network, not a new fit
+                net = load_checkpoint(current, content)[0].to(cfg.device)
+                continue
+            torch.manual_seed(cfg.seed + r - 1)
+            # round 1 keeps the generator of the runs measured before rounds could resume
+            rng = np.random.default_rng([cfg.seed, 35] if r == 1 else [cfg.seed, 35, r])
+            with torch_threads(cfg.threads):
+                before = mean_loss(net, rows, cfg)
+                fit(net, rows, cfg, rng)
+                after = mean_loss(net, rows, cfg)
+            extra = {**facts, "expert_iteration": {"round": r, "init": cfg.init,
+                                                   "rows": len(rows)}}
+            save_checkpoint(current, net, net_cfg, extra)
+            log.append({"round": r, "games": n_games, "rows": len(fresh),
+                        "search_agrees": round(float(fresh.agree.mean()), 4),
+                        "target_entropy": round(target_entropy(fresh), 4),
+                        "loss_before": round(before, 4), "loss_after": round(after, 4),
+                        "minutes": round((time.perf_counter() - t0) / 60, 2)})
+            print("  ".join(f"{k} {v}" for k, v in log[-1].items()), flush=True)
+            _write_csv(out / "rounds.csv", log)
+        save_checkpoint(out / "checkpoint", net, net_cfg, {
+            **facts, "expert_iteration": {"rounds": log, "init": cfg.init}})
     return out / "checkpoint"
 
 

@@ -27,6 +27,11 @@ def write_text_atomic(path: Path, text: str) -> None:
     Raises OSError (a folder, no permission, a name too long, ...) without touching an
     existing file at `path`.
     """
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """:func:`write_text_atomic` for bytes."""
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(21, "is a folder", str(path))
@@ -34,8 +39,8 @@ def write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

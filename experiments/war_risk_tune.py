@@ -38,6 +38,7 @@ Outputs (``OUT/``): ``checkpoint/`` (an :mod:`agents.networks` checkpoint), ``ro
 from __future__ import annotations
 
 import csv
+import io
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -288,10 +289,11 @@ def tune(cfg: TuneConfig) -> Path:
 
 def _write_csv(path: Path, log: list[dict[str, Any]]) -> None:
     keys = list(dict.fromkeys(k for row in log for k in row))
-    with path.open("w", newline="") as f:
-        w = csv.DictWriter(f, keys)
-        w.writeheader()
-        w.writerows(log)
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, keys)
+    w.writeheader()
+    w.writerows(log)
+    write_text_atomic(path, buf.getvalue())
 
 
 def parse_args(argv: list[str] | None = None) -> TuneConfig:

@@ -219,3 +219,84 @@ def test_rows_from_recorded_games_are_the_searchers_choices(net_path: Path,
     assert (row["games"], row["rows"]) == ("4", str(2 * len(rows)))  # two files
     assert float(row["loss_after"]) < float(row["loss_before"])
     assert load_checkpoint(out)[0] is not None
+
+
+def _weights(path: Path) -> list[np.ndarray]:
+    return [p.detach().numpy().copy() for p in load_checkpoint(path)[0].parameters()]
+
+
+def test_a_killed_run_resumes_without_replaying_or_refitting(
+        net_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every search game's rows are on disk as soon as it ends; a rerun on the same --out
+    plays only the games that are missing (a torn file is moved aside and played again),
+    keeps the rounds already fitted, and ends where an uninterrupted run ends."""
+    base = dict(init=str(net_path), games=2, sims=4, workers=1, epochs=1, minibatch=32)
+    straight = ex.run(ex.ExitConfig(out=str(tmp_path / "straight"), rounds=2, **base))
+    played: list[int] = []
+    real = ex.play_game
+
+    def counting(job):  # type: ignore[no-untyped-def]
+        played.append(job[2])
+        return real(job)
+
+    monkeypatch.setattr(ex, "play_game", counting)
+    out = tmp_path / "resumed"
+    ex.run(ex.ExitConfig(out=str(out), rounds=1, **base))
+    seeds = sorted(played)
+    assert sorted(int(p.stem) for p in (out / "games_round_1").glob("*.npz")) == seeds
+    round_1 = _weights(out / "round_1")
+    # killed in round 2: one game finished and saved, one torn
+    ex.save_game(out / "games_round_2" / f"{seeds[-1] + 1}.npz",
+                 real((str(out / "round_1"), "shipped", seeds[-1] + 1,
+                       {"simulations": 4, "prior_mix": 0.25, "c_puct": 1.5,
+                        "sim_fine": "network", "root": "puct", "playout": None}, None)))
+    (out / "games_round_2" / f"{seeds[-1] + 2}.npz").write_bytes(b"PK\x03\x04 torn")
+    played.clear()
+    final = ex.run(ex.ExitConfig(out=str(out), rounds=2, **base))
+    assert played == [seeds[-1] + 2]  # only the torn game is played again
+    assert (out / "games_round_2" / f"{seeds[-1] + 2}.bad").exists()
+    assert all((a == b).all() for a, b in zip(_weights(out / "round_1"), round_1, strict=True))
+    assert all((a == b).all() for a, b in zip(_weights(final), _weights(straight), strict=True))
+    with open(out / "rounds.csv") as f:
+        assert [row["round"] for row in csv.DictReader(f)] == ["1", "2"]
+    played.clear()
+    ex.run(ex.ExitConfig(out=str(out), rounds=2, **{**base, "workers": 2}))
+    assert played == []  # finished: nothing is played or fitted again
+    with pytest.raises(ValueError, match=r"other settings \(--sims 4, not 8\)"):
+        ex.run(ex.ExitConfig(out=str(out), rounds=2, **{**base, "sims": 8}))
+
+
+def test_sigkill_mid_round_keeps_the_finished_games(net_path: Path, tmp_path: Path) -> None:
+    """A real SIGKILL once a search game is on disk: the rerun keeps that game's file as
+    it was and plays only the others."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "exit"
+    args = [sys.executable, "-m", "experiments.expert_iteration", "--init", str(net_path),
+            "--out", str(out), "--games", "4", "--sims", "4", "--workers", "1",
+            "--epochs", "1", "--minibatch", "32"]
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen(args, cwd=root, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((out / "games_round_1").glob("*.npz")):
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "no game appeared"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    kept = {p.name: p.stat().st_mtime_ns for p in (out / "games_round_1").glob("*.npz")}
+    assert 1 <= len(kept) < 4 and not (out / "checkpoint").exists()
+    done = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    files = {p.name: p.stat().st_mtime_ns for p in (out / "games_round_1").glob("*.npz")}
+    assert len(files) == 4 and all(files[k] == t for k, t in kept.items())
+    assert load_checkpoint(out / "checkpoint")[0] is not None
