@@ -300,3 +300,12 @@ def test_sigkill_mid_round_keeps_the_finished_games(net_path: Path, tmp_path: Pa
     files = {p.name: p.stat().st_mtime_ns for p in (out / "games_round_1").glob("*.npz")}
     assert len(files) == 4 and all(files[k] == t for k, t in kept.items())
     assert load_checkpoint(out / "checkpoint")[0] is not None
+
+
+def test_a_second_run_on_the_same_folder_is_refused(net_path: Path, tmp_path: Path) -> None:
+    from experiments.files import folder_lock
+
+    out = tmp_path / "exit"
+    out.mkdir()
+    with folder_lock(out), pytest.raises(SystemExit, match="another run is writing"):
+        ex.main(["--smoke", "--init", str(net_path), "--out", str(out)])
