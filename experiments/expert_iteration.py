@@ -29,6 +29,11 @@ against the bare policy (``evenstar arena rollout:64 learned``) are then both th
 of the search and its expert data.  ``--deviation-weight W`` draws the rows where the
 search left the network's arg-max W times as often in the fit.
 
+**Resuming.**  Each search game's rows are saved to ``OUT/games_round_K/SEED.npz`` as the
+game ends; rerun the command on the same ``--out`` and a killed run goes on from there
+(finished rounds loaded, not refitted; ``--rounds``, ``--workers``, ``--threads`` and
+``--device`` may change, other settings are refused).
+
 ``OUT/round_K/`` and ``OUT/checkpoint/`` are :mod:`agents.networks` checkpoints (the
 last round's), ``OUT/rounds.csv`` says per round: rows, how often the search's choice
 was the network's own arg-max, the mean entropy of the targets, the loss before and
