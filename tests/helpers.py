@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -399,3 +405,21 @@ def same_info(a: dict[str, Any], b: dict[str, Any], where: str) -> None:
         assert value.dtype == b[key].dtype, f"{where}: dtype of {key}"
         for i in np.flatnonzero(has):
             assert np.array_equal(value[i], b[key][i]), f"{where}: {key}[{i}]"
+
+
+def sigkill_when(args: list[str], ready: Callable[[], bool], cwd: Path,
+                 timeout: float = 120) -> None:
+    """Start `args`, SIGKILL it as soon as `ready()` holds, and wait for it to die
+    (fails if it ends first or nothing is ready within `timeout` seconds)."""
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "not ready in time"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers import action_round
+from helpers import action_round, sigkill_when
 
 from agents.alphaism import AlphaISMCTSAgent
 from agents.ismcts import FINE_KINDS
@@ -269,30 +269,15 @@ def test_a_killed_run_resumes_without_replaying_or_refitting(
 def test_sigkill_mid_round_keeps_the_finished_games(net_path: Path, tmp_path: Path) -> None:
     """A real SIGKILL once a search game is on disk: the rerun keeps that game's file as
     it was and plays only the others."""
-    import os
-    import signal
     import subprocess
     import sys
-    import time
 
     out = tmp_path / "exit"
     args = [sys.executable, "-m", "experiments.expert_iteration", "--init", str(net_path),
             "--out", str(out), "--games", "4", "--sims", "4", "--workers", "1",
             "--epochs", "1", "--minibatch", "32"]
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen(args, cwd=root, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        while not list((out / "games_round_1").glob("*.npz")):
-            assert proc.poll() is None, proc.stderr.read().decode()
-            assert time.monotonic() < deadline, "no game appeared"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    sigkill_when(args, lambda: bool(list((out / "games_round_1").glob("*.npz"))), root)
     kept = {p.name: p.stat().st_mtime_ns for p in (out / "games_round_1").glob("*.npz")}
     assert 1 <= len(kept) < 4 and not (out / "checkpoint").exists()
     done = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=300)

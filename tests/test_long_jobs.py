@@ -18,6 +18,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from helpers import sigkill_when
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -67,19 +68,8 @@ SLOW_CLI = textwrap.dedent("""
 def kill_after(args: list[str], games: Path, k: int) -> int:
     """Run the CLI with 0.4 s a game, SIGKILL it once `k` games are on disk; the number
     of complete games it left."""
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_CLI, *args], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        while not (games.exists() and len(lines_of(games)) >= k):
-            assert proc.poll() is None, proc.stderr.read().decode()
-            assert time.monotonic() < deadline, "no games appeared"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    sigkill_when([sys.executable, "-c", SLOW_CLI, *args],
+                 lambda: games.exists() and len(lines_of(games)) >= k, ROOT)
     return len(lines_of(games))
 
 
