@@ -447,9 +447,11 @@ class RolloutWorker:
         self.length = np.zeros(n, dtype=np.int64)
 
     # -- league state sent by the learner
-    def add_snapshot(self, name: str, state: dict[str, torch.Tensor]) -> None:
-        """A frozen copy of the learner (same network kind) joins the league as `name`."""
-        net = build_network(self.net_cfg, self.content)
+    def add_snapshot(self, name: str, state: dict[str, torch.Tensor],
+                     net_cfg: NetConfig | None = None) -> None:
+        """A frozen network joins the league as `name`: a copy of the learner, or one of
+        `net_cfg`'s kind and sizes (an exploiter's target, another league's network)."""
+        net = build_network(net_cfg or self.net_cfg, self.content)
         net.load_state_dict(state)
         self.snapshots[name] = net.eval()
 
@@ -908,29 +910,31 @@ class Trainer:
             self._add_snapshot("init", _state_dict(self.ref), save=False)
         for k, path in enumerate(filter(None, cfg.exploiters.split(","))):
             # in the league as a snapshot that is never retired, drawn by PFSP
-            self.add_opponent(f"exploiter{k}", load_checkpoint(Path(path), self.content)[0])
+            self.add_opponent(f"exploiter{k}", *load_checkpoint(Path(path), self.content)[:2])
         for name in self.snapshots:
             net = load_checkpoint(self.run / "snapshots" / name, self.content)[0]
             self._add_snapshot(name, _state_dict(net), save=False)
         self.log = Log(self.run)
 
     # -- snapshots and checkpoints
-    def _add_snapshot(self, name: str, state: dict[str, torch.Tensor], save: bool) -> None:
+    def _add_snapshot(self, name: str, state: dict[str, torch.Tensor], save: bool,
+                      net_cfg: NetConfig | None = None) -> None:
         if save:
             save_checkpoint(self.run / "snapshots" / name, self.net, self.net_cfg,
                             {"update": self.update, "learner_steps": self.steps})
             self.snapshots.append(name)
         self.league.add(name, "snapshot")
-        self.workers.call("add_snapshot", name, state)
+        self.workers.call("add_snapshot", name, state, net_cfg)
         while len(self.snapshots) > self.cfg.pool_size:
             old = self.snapshots.pop(0)
             self.league.remove(old)
             self.workers.call("drop_snapshot", old)
 
-    def add_opponent(self, name: str, net: torch.nn.Module) -> None:
-        """A frozen network (the learner's kind) joins the league's snapshots as `name`
-        for good (never retired; e.g. an exploiter's target)."""
-        self._add_snapshot(name, _state_dict(net), save=False)
+    def add_opponent(self, name: str, net: torch.nn.Module, net_cfg: NetConfig) -> None:
+        """A frozen network of `net_cfg`'s kind and sizes (which may differ from the
+        learner's) joins the league's snapshots as `name` for good (never retired; e.g.
+        an exploiter's target)."""
+        self._add_snapshot(name, _state_dict(net), save=False, net_cfg=net_cfg)
 
     def _facts(self) -> dict[str, Any]:
         return {"update": self.update, "learner_steps": self.steps, "games": self.games,
