@@ -50,7 +50,7 @@ import json
 import time
 import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -328,7 +328,9 @@ def previous_rounds(out: Path, cfg: ExitConfig) -> list[dict[str, Any]]:
     old_path = out / "config.json"
     if not old_path.exists():
         return []
-    old = json.loads(old_path.read_text())
+    # a setting newer than the run's config.json ran as its default does (e.g. --root puct)
+    old = {**{f.name: f.default for f in fields(ExitConfig) if f.default is not MISSING},
+           **json.loads(old_path.read_text())}
     diff = [f"--{k.replace('_', '-')} {old.get(k)!r}, not {v!r}"
             for k, v in asdict(cfg).items() if k not in RESUME_FREE and old.get(k) != v]
     if diff:

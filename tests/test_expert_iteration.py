@@ -4,6 +4,7 @@ network's targets (experiments/expert_iteration.py)."""
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import numpy as np
@@ -264,6 +265,14 @@ def test_a_killed_run_resumes_without_replaying_or_refitting(
     assert played == []  # finished: nothing is played or fitted again
     with pytest.raises(ValueError, match=r"other settings \(--sims 4, not 8\)"):
         ex.run(ex.ExitConfig(out=str(out), rounds=2, **{**base, "sims": 8}))
+    # a run made before --root and --playout existed resumes: it ran with their defaults
+    saved = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps(
+        {k: v for k, v in saved.items() if k not in ("root", "playout")}))
+    ex.run(ex.ExitConfig(out=str(out), rounds=2, **base))
+    assert played == []
+    with pytest.raises(ValueError, match=r"other settings \(--root 'puct', not 'halving'"):
+        ex.run(ex.ExitConfig(out=str(out), rounds=2, **{**base, "root": "halving"}))
 
 
 def test_sigkill_mid_round_keeps_the_finished_games(net_path: Path, tmp_path: Path) -> None:
