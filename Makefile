@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: browser serve setup demo train train-deck train-league train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
+.PHONY: browser serve setup demo train train-deck train-league train-exit-league train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -55,12 +55,12 @@ train: setup
 	# read cards by their data, computing the same (scripts/card_features.py)
 	$(BIN)/python scripts/card_features.py runs/war_risk/checkpoint
 
-# The shipped policy's last steps (2026-11-29; docs/agents.md, "The shipped policy since
-# 2026-11-29"): an exploiter of the policy `make train` made on each seat (PPO from its
+# The league policy (shipped on 2026-11-29 until the night; docs/agents.md, "The league
+# policy"): an exploiter of the policy `make train` made on each seat (PPO from its
 # weights, 1.5M samples), that policy fine-tuned for 22 minutes in a league that holds both
 # exploiters, the heuristic and its own snapshots, then the war-risk DAgger again;
-# agents/checkpoints/learned is runs/league_war_risk/checkpoint (about an hour on the
-# 2-core VM in all).
+# agents/checkpoints/learned was runs/league_war_risk/checkpoint, the starting point of
+# train-exit-league (about an hour on the 2-core VM in all).
 POLICY ?= runs/war_risk/checkpoint
 EXPLOIT := --init target --device cpu --samples 1500000 --minutes 25 --games 200 \
 	--baseline-games 200 --curve-every 20 --curve-games 10 --num-envs 64 --rollout-steps 64 \
@@ -79,6 +79,32 @@ train-league: setup
 	$(BIN)/python -m experiments.war_risk_tune --init runs/league/checkpoints/latest \
 		--out runs/league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 	$(BIN)/python scripts/card_features.py runs/league_war_risk/checkpoint
+
+# The shipped policy since 2026-11-29, night (docs/agents.md, "Expert iteration with the
+# league"): train-league's policy searched by `rollout:64,depth=100` in 200 games against
+# itself (about 95 min), one expert-iteration fit on the search's choices, an exploiter of
+# the fitted network on each seat, 22 minutes of league PPO from it (its exploiters and
+# train-league's policy in the league), then the war-risk DAgger; agents/checkpoints/learned
+# is runs/exit_league_war_risk/checkpoint (about 2 h 20 min on the 2-core VM in all).
+LEAGUE ?= runs/league_war_risk/checkpoint
+train-exit-league: setup
+	$(BIN)/python -m experiments.cli arena "rollout:64,depth=100:$(LEAGUE)" learned:$(LEAGUE) \
+		--games 100 --seed 97100 --workers 2 --out runs/exit_games
+	$(BIN)/python -m experiments.expert_iteration --init $(LEAGUE) --out runs/exit_rollout \
+		--records runs/exit_games/games.jsonl --searcher rollout --epochs 4 --vf-coef 0 \
+		--lr 5e-5 --deviation-weight 3
+	$(BIN)/python -m experiments.exploit --target learned:runs/exit_rollout/checkpoint \
+		--seat usa $(EXPLOIT) --seed 12 --out runs/exit_exploit-usa
+	$(BIN)/python -m experiments.exploit --target learned:runs/exit_rollout/checkpoint \
+		--seat china $(EXPLOIT) --seed 11 --out runs/exit_exploit-china
+	$(BIN)/python -m experiments.train --name exit_league --init runs/exit_rollout/checkpoint \
+		--exploiters runs/exit_exploit-usa/checkpoints/latest,runs/exit_exploit-china/checkpoints/latest,$(LEAGUE) \
+		--minutes 22 --num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 --lr 0.0001 \
+		--ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 --selfplay-frac 0.1 --scripted-frac 0.2 \
+		--scripted heuristic --china-frac 0.6 --snapshot-greedy --eval-every 40 --eval-games 10 \
+		--checkpoint-every 10 --seed 22
+	$(BIN)/python -m experiments.war_risk_tune --init runs/exit_league/checkpoints/latest \
+		--out runs/exit_league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 
 # The shipped policy fine-tuned for an edited deck on the shipped board (docs/agents.md,
 # "Learned agents on an edited deck"): 12 minutes of PPO from its weights on DECK, half
