@@ -65,6 +65,12 @@ POLICY ?= runs/war_risk/checkpoint
 EXPLOIT := --init target --device cpu --samples 1500000 --minutes 25 --games 200 \
 	--baseline-games 200 --curve-every 20 --curve-games 10 --num-envs 64 --rollout-steps 64 \
 	--epochs 2 --minibatch 2048 --threads 1 --workers 1 --workers-eval 1
+# One league turn's PPO (train-league and train-exit-league): 22 minutes from --init, KL
+# anchor 0.1 fading to 0.05, 10% self-play, 20% heuristic, the rest PFSP over the league.
+LEAGUE_PPO := --minutes 22 --num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 \
+	--lr 0.0001 --ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 --selfplay-frac 0.1 \
+	--scripted-frac 0.2 --scripted heuristic --china-frac 0.6 --snapshot-greedy \
+	--eval-every 40 --eval-games 10 --checkpoint-every 10
 train-league: setup
 	$(BIN)/python -m experiments.exploit --target learned:$(POLICY) --seat usa $(EXPLOIT) \
 		--seed 12 --out runs/exploit-usa
@@ -72,10 +78,7 @@ train-league: setup
 		--seed 11 --out runs/exploit-china
 	$(BIN)/python -m experiments.train --name league --init $(POLICY) \
 		--exploiters runs/exploit-usa/checkpoints/latest,runs/exploit-china/checkpoints/latest \
-		--minutes 22 --num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 --lr 0.0001 \
-		--ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 --selfplay-frac 0.1 --scripted-frac 0.2 \
-		--scripted heuristic --china-frac 0.6 --snapshot-greedy --eval-every 40 --eval-games 10 \
-		--checkpoint-every 10 --seed 21
+		$(LEAGUE_PPO) --seed 21
 	$(BIN)/python -m experiments.war_risk_tune --init runs/league/checkpoints/latest \
 		--out runs/league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 	$(BIN)/python scripts/card_features.py runs/league_war_risk/checkpoint
@@ -99,10 +102,7 @@ train-exit-league: setup
 		--seat china $(EXPLOIT) --seed 11 --out runs/exit_exploit-china
 	$(BIN)/python -m experiments.train --name exit_league --init runs/exit_rollout/checkpoint \
 		--exploiters runs/exit_exploit-usa/checkpoints/latest,runs/exit_exploit-china/checkpoints/latest,$(LEAGUE) \
-		--minutes 22 --num-envs 64 --rollout-steps 64 --epochs 2 --threads 1 --lr 0.0001 \
-		--ent-coef 0 --kl-coef 0.1 --kl-coef-final 0.05 --selfplay-frac 0.1 --scripted-frac 0.2 \
-		--scripted heuristic --china-frac 0.6 --snapshot-greedy --eval-every 40 --eval-games 10 \
-		--checkpoint-every 10 --seed 22
+		$(LEAGUE_PPO) --seed 22
 	$(BIN)/python -m experiments.war_risk_tune --init runs/exit_league/checkpoints/latest \
 		--out runs/exit_league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 
