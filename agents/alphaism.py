@@ -72,8 +72,8 @@ from . import kernels
 from .batch_policy import infer_chunked, native_packed
 from .fast_policy import FastPolicy
 from .heuristic import HeuristicAgent
-from .ismcts import FINE_KINDS, rollout_value, scoring_card_due
-from .networks import DeckNetworks, checkpoint_folder
+from .ismcts import FINE_KINDS, forced_choice, rollout_value
+from .networks import DeckNetworks, checkpoint_folder, torch_threads
 from .rollouts import PolicyRollouts, check_halving, halve, halving_rounds
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
@@ -210,14 +210,9 @@ class AlphaISMCTSAgent:
                 self.rollouts = PolicyRollouts(net)
         self.last_root: _Node | None = None  # the tree of a decision that was searched
         legal = np.flatnonzero(action_mask)
-        if legal.size == 1:
-            return int(legal[0])
-        due = scoring_card_due(game, legal)
-        if due is not None:
-            return due
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
+        if (forced := forced_choice(game, legal)) is not None:
+            return forced
+        with torch_threads(1):
             me = game.current_player
             logits, _ = self._forward([self._encode(game, me)], [legal])
             root_prior = self._priors(logits[0], legal)
@@ -226,8 +221,6 @@ class AlphaISMCTSAgent:
                     return self.fine.act(observation, action_mask, game)
                 return max(root_prior, key=root_prior.__getitem__)
             root = self.last_root = self.search(game, root_prior)
-        finally:
-            torch.set_num_threads(threads)
         if not root.children:  # out of time before the first simulation
             return max(root_prior, key=root_prior.__getitem__)
         if self.root == "halving":

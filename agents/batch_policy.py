@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from . import kernels
-from .networks import NATIVE_INFER_UP_TO, load_checkpoint
+from .networks import NATIVE_INFER_UP_TO, load_checkpoint, torch_threads
 
 
 def native_packed(net: torch.nn.Module) -> kernels.Packed | None:
@@ -107,13 +107,8 @@ class NetworkPolicy:
         mask = np.ascontiguousarray(mask)
         if packed is not None:
             return infer_chunked(packed, obs, mask)[0]
-        threads = torch.get_num_threads()
-        torch.set_num_threads(self.threads)
-        try:
-            with torch.no_grad():
-                return self.net(torch.from_numpy(obs), torch.from_numpy(mask))[0].numpy()
-        finally:
-            torch.set_num_threads(threads)
+        with torch_threads(self.threads), torch.no_grad():
+            return self.net(torch.from_numpy(obs), torch.from_numpy(mask))[0].numpy()
 
     def _choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         logits = self._logits(obs, mask)

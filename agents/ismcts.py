@@ -86,6 +86,12 @@ def scoring_card_due(g: Game, legal: np.ndarray) -> int | None:
     return scoring[0] if scoring and len(scoring) >= left else None
 
 
+def forced_choice(g: Game, legal: np.ndarray) -> int | None:
+    """The action a search need not weigh: the only legal one, or a scoring card that is
+    due (:func:`scoring_card_due`); else None."""
+    return int(legal[0]) if legal.size == 1 else scoring_card_due(g, legal)
+
+
 def rollout_value(g: Game, me: str, policy: FastPolicy, depth: int, scale: float) -> float:
     """Fast-policy play on `g` (changed in place) until `me` is to choose its next card (the
     opponent has answered) or `depth` decisions, then the static evaluation for `me`

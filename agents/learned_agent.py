@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from .base import observation_vector
-from .networks import DeckNetworks
+from .networks import DeckNetworks, torch_threads
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "checkpoints" / "learned"
 
@@ -42,13 +42,9 @@ class LearnedAgent:
             return int(legal[0])
         x = torch.as_tensor(observation_vector(observation, game, "LearnedAgent"))[None]
         mask = torch.as_tensor(np.asarray(action_mask, dtype=bool))[None]
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # one position: extra threads only cost (docs/agents.md)
-        try:
-            with torch.no_grad():
-                logits = net(x, mask)[0][0]  # masked by the network
-        finally:
-            torch.set_num_threads(threads)
+        # one position: extra threads only cost (docs/agents.md)
+        with torch_threads(1), torch.no_grad():
+            logits = net(x, mask)[0][0]  # masked by the network
         if self.greedy:
             return int(torch.argmax(logits))
         p = torch.softmax(logits.double(), -1).numpy()

@@ -14,7 +14,8 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,17 @@ from evenstar_env.safe_io import read_bounded, read_json
 
 FORMAT = "evenstar-net-v1"
 NEG = -1e9  # the logit of an illegal action
+
+
+@contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """Run a block on `n` torch threads (the process's setting is restored after)."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
 
 
 class CheckpointError(ValueError):

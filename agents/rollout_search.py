@@ -33,12 +33,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from evenstar_env import Game
 
-from .ismcts import FINE_KINDS, scoring_card_due
-from .networks import DeckNetworks, checkpoint_folder
+from .ismcts import FINE_KINDS, forced_choice
+from .networks import DeckNetworks, checkpoint_folder, torch_threads
 from .rollouts import PolicyRollouts, check_halving, halve, halving_rounds
 
 LEARNED = Path(__file__).resolve().parent / "checkpoints" / "learned"
@@ -80,22 +79,14 @@ class RolloutSearchAgent:
             self.net, self.rollouts = net.eval(), PolicyRollouts(net)
         legal = np.flatnonzero(action_mask)
         self.last_means: dict[int, float] | None = None
-        if legal.size == 1:
-            return int(legal[0])
-        due = scoring_card_due(game, legal)
-        if due is not None:
-            return due
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            g = game.clone()
-            logits = self.rollouts.logits_of(g)
+        if (forced := forced_choice(game, legal)) is not None:
+            return forced
+        with torch_threads(1):
+            logits = self.rollouts.logits_of(game.clone())
             order = legal[np.argsort(-logits[legal], kind="stable")]
             if game.decision.kind in FINE_KINDS:
                 return int(order[0])
             return self.search(game, [int(a) for a in order[:self.width]])
-        finally:
-            torch.set_num_threads(threads)
 
     def search(self, game: Game, candidates: list[int]) -> int:
         """Sequential halving over `candidates` (the first is the network's choice) with

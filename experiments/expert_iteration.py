@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import load_checkpoint, save_checkpoint
+from agents.networks import load_checkpoint, save_checkpoint, torch_threads
 from evenstar_env import Game
 from evenstar_env.content import load_content
 from evenstar_env.env.observation import observe
@@ -71,7 +71,7 @@ from experiments.files import (
     write_text_atomic,
 )
 from experiments.rows import ArrayRows
-from experiments.train import adam, torch_threads
+from experiments.train import adam
 from experiments.war_risk_tune import _write_csv, target_loss
 
 

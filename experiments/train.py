@@ -84,8 +84,7 @@ import json
 import math
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -104,6 +103,7 @@ from agents.networks import (
     load_checkpoint,
     masked_logits,
     save_checkpoint,
+    torch_threads,
 )
 from agents.specs import make_agent
 from agents.war_risk import WarRisk
@@ -392,17 +392,6 @@ def adam(params: Iterable[torch.nn.Parameter], lr: float, device: str = "cpu",
     over all parameters: 0.55 ms a step for the shipped network against 2.8 ms)."""
     return torch.optim.Adam(params, lr=lr, eps=eps,
                             fused=torch.device(device).type in ("cpu", "cuda") or None)
-
-
-@contextmanager
-def torch_threads(n: int) -> Iterator[None]:
-    """Run a block on `n` torch threads (the process's setting is restored after)."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
 
 
 def make_env(cfg: TrainConfig, n: int) -> SelfPlayVectorEnv:

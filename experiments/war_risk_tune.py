@@ -48,14 +48,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import legal_log_probs, load_checkpoint, save_checkpoint
+from agents.networks import legal_log_probs, load_checkpoint, save_checkpoint, torch_threads
 from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env.content import Content, load_content
 from experiments.config_args import config_from_args
 from experiments.files import ensure_output_dir, write_text_atomic
 from experiments.rows import ArrayRows
-from experiments.train import RolloutWorker, TrainConfig, adam, torch_threads
+from experiments.train import RolloutWorker, TrainConfig, adam
 
 
 @dataclass

@@ -280,3 +280,29 @@ def test_ismcts_counts_opponent_cards_it_will_be_forced_to_play_into_war(
 
     g = _china_last_round_with(hand, diplomacy, tech_done)
     assert forced_war_plays(g, "china") == expected
+
+
+@pytest.mark.parametrize(("rounds_left", "hand", "due"), [
+    (1, ["Exchange Rate Unification", "Europe Scoring"], {"Europe Scoring"}),
+    (2, ["Exchange Rate Unification", "Europe Scoring", "Asia Scoring"],
+     {"Europe Scoring", "Asia Scoring"}),
+    (2, ["Exchange Rate Unification", "Europe Scoring"], set()),  # a round is left for it
+])
+def test_searchers_play_a_due_scoring_card_without_searching(rounds_left, hand, due) -> None:
+    """2.2.1.1 (R13): a scoring card held at the end of the turn loses, so with as many
+    scoring cards in hand as rounds left, every searcher plays one without a search."""
+    from agents.ismcts import forced_choice
+    from evenstar_env.engine.constants import M_ROUND
+
+    g = _china_last_round_with(hand, 3, True)
+    g.state.misc[M_ROUND] -= rounds_left - 1
+    forced = forced_choice(g, g.legal_actions())
+    if not due:
+        assert forced is None
+        return
+    assert g.content.cards[g.action_group(forced)[1]].name in due
+    for spec in ("ismcts:8", "alphaism:8", "rollout:8"):
+        agent = make_agent(spec, seed=0)
+        assert agent.act(None, g.action_mask(), g) == forced, spec
+        assert getattr(agent, "last_root", None) is None, spec  # alphaism searched nothing
+        assert getattr(agent, "last_means", None) is None, spec  # nor did rollout

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.learned_agent import LearnedAgent
-from agents.networks import NetConfig, load_checkpoint
+from agents.networks import NetConfig, load_checkpoint, torch_threads
 from agents.specs import make_agent
 from experiments import train
 from experiments.selfplay import play_game
@@ -398,7 +398,7 @@ def test_threads_idle_takes_the_idle_cores_once_the_next_batch_is_in(monkeypatch
         check()
         seen.append(torch.get_num_threads())
     before = torch.get_num_threads()
-    with train.torch_threads(cfg.threads):
+    with torch_threads(cfg.threads):
         train.ppo_update(trainer.net, trainer.opt, batch, None, 0.0, cfg,
                          np.random.default_rng(0), before_step=step)
     assert seen[:2] == [1, 1] and set(seen[2:]) == {2} and len(seen) > 3
