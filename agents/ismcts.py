@@ -146,15 +146,12 @@ class ISMCTSAgent:
         if game is None:
             raise ValueError("ISMCTSAgent needs the game")
         legal = np.flatnonzero(action_mask)
-        if legal.size == 1:
-            return int(legal[0])
+        if (forced := forced_choice(game, legal)) is not None:
+            return forced
         if game.decision.kind == "realign" and self.realign_samples:
             return self._realign(game, [int(a) for a in legal])
         if game.decision.kind in FINE_KINDS:
             return self.fine.act(observation, action_mask, game)
-        due = scoring_card_due(game, legal)
-        if due is not None:
-            return due
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         me = game.current_player
         hint = self.fine.act(observation, action_mask, game) if self.prior else None
