@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: browser serve setup demo train train-deck train-league train-exit-league train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
+.PHONY: browser serve setup demo train train-deck train-league train-exit-league league-turn train-smoke test test-slow test-oldest test-native test-python test-asan fuzz bench bench-agents bench-native lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -105,6 +105,35 @@ train-exit-league: setup
 		$(LEAGUE_PPO) --seed 22
 	$(BIN)/python -m experiments.war_risk_tune --init runs/exit_league/checkpoints/latest \
 		--out runs/exit_league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
+
+# One more turn of the league loop (docs/agents.md, "A third league turn"): an exploiter of
+# TURN_FROM on each seat, 22 minutes of league PPO from it with both exploiters and the
+# frozen earlier policies PAST (comma-separated checkpoints), two runs of the war-risk
+# DAgger, then what decides whether it ships: its games against random (total-war losses)
+# and an exploiter of the result on each seat (its exploitability at the same budget).
+# Outputs in runs/$(TURN)*; about 75 minutes on the 2-core VM.
+TURN ?= league_turn
+TURN_FROM ?= agents/checkpoints/learned
+TURN_SEED ?= 24
+PAST ?= runs/league_war_risk/checkpoint
+league-turn: setup
+	$(BIN)/python -m experiments.exploit --target learned:$(TURN_FROM) --seat usa $(EXPLOIT) \
+		--seed 12 --out runs/$(TURN)_exploit-usa
+	$(BIN)/python -m experiments.exploit --target learned:$(TURN_FROM) --seat china $(EXPLOIT) \
+		--seed 11 --out runs/$(TURN)_exploit-china
+	$(BIN)/python -m experiments.train --name $(TURN) --init $(TURN_FROM) \
+		--exploiters runs/$(TURN)_exploit-usa/checkpoints/latest,runs/$(TURN)_exploit-china/checkpoints/latest,$(PAST) \
+		$(LEAGUE_PPO) --seed $(TURN_SEED)
+	$(BIN)/python -m experiments.war_risk_tune --init runs/$(TURN)/checkpoints/latest \
+		--out runs/$(TURN)_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
+	$(BIN)/python -m experiments.war_risk_tune --init runs/$(TURN)_war_risk/checkpoint \
+		--out runs/$(TURN)_war_risk2 --games 1000 --rounds 6 --threads 2 --seed 1
+	$(BIN)/python -m experiments.cli arena learned:runs/$(TURN)_war_risk2/checkpoint random \
+		--games 500 --seed 85000 --workers 2 --out runs/$(TURN)_vs_random
+	$(BIN)/python -m experiments.exploit --target learned:runs/$(TURN)_war_risk2/checkpoint \
+		--seat usa $(EXPLOIT) --seed 12 --out runs/$(TURN)_after_exploit-usa
+	$(BIN)/python -m experiments.exploit --target learned:runs/$(TURN)_war_risk2/checkpoint \
+		--seat china $(EXPLOIT) --seed 11 --out runs/$(TURN)_after_exploit-china
 
 # The shipped policy fine-tuned for an edited deck on the shipped board (docs/agents.md,
 # "Learned agents on an edited deck"): 12 minutes of PPO from its weights on DECK, half
