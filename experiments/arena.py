@@ -303,34 +303,54 @@ def write_outputs(records: list[GameRecord], summary: dict[str, Any], out: Path)
     plot(summary, out)
 
 
+MANY = 12  # pairings (or bars) above which a plot changes its layout to stay readable
+
+
 def plot(summary: dict[str, Any], out: Path) -> None:
+    """``win_rates.png`` (a bar per agent and side: upright for a few, a list of horizontal
+    bars for a round robin), ``end_reasons.png`` and ``end_turns.png`` (one series per
+    pairing, or the pairings' total when there are more than :data:`MANY`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = [r for r in summary["results"] if r["side"] != "both"]
-    labels = [f"{r['agent']} as {r['side']}\nvs {r['opponent']}" for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(rows)), 4.5))
     rates = [r["win_rate"] for r in rows]
     err = [[r["win_rate"] - r["ci95_low"] for r in rows], [r["ci95_high"] - r["win_rate"]
                                                           for r in rows]]
-    ax.bar(range(len(rows)), rates, yerr=err, capsize=4,
-           color=["#4a78d0" if r["side"] == "usa" else "#d04a4a" for r in rows])
-    ax.axhline(0.5, color="#888", linewidth=0.8)
-    ax.set_xticks(range(len(rows)), labels, fontsize=7)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("win rate (95% Wilson interval)")
+    colors = ["#4a78d0" if r["side"] == "usa" else "#d04a4a" for r in rows]
+    if len(rows) <= MANY:
+        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(rows)), 4.5), layout="constrained")
+        ax.bar(range(len(rows)), rates, yerr=err, capsize=4, color=colors)
+        ax.axhline(0.5, color="#888", linewidth=0.8)
+        ax.set_xticks(range(len(rows)), [f"{r['agent']} as {r['side']}\nvs {r['opponent']}"
+                                         for r in rows], fontsize=7)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("win rate (95% Wilson interval)")
+    else:
+        fig, ax = plt.subplots(figsize=(9, 1.2 + 0.2 * len(rows)), layout="constrained")
+        ax.barh(range(len(rows)), rates, xerr=err, capsize=2, color=colors)
+        ax.axvline(0.5, color="#888", linewidth=0.8)
+        ax.set_yticks(range(len(rows)), [f"{r['agent']} as {r['side']} vs {r['opponent']}"
+                                         for r in rows], fontsize=6)
+        ax.set_ylim(len(rows) - 0.5, -0.5)  # first row on top, no margins
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("win rate (95% Wilson interval)")
     ax.set_title("Arena: win rate per agent and side")
-    fig.tight_layout()
     fig.savefig(out / "win_rates.png", dpi=110)
     plt.close(fig)
     for key, title, fname in (("end_reasons", "How games ended", "end_reasons.png"),
                               ("end_turns", "Turn the game ended", "end_turns.png")):
         data = summary[key]
+        if len(data) > MANY:
+            total: Counter = Counter()
+            for counts in data.values():
+                total.update(counts)
+            data, title = {f"all {len(data)} pairings": dict(total)}, f"{title} (all games)"
         cats = sorted({c for v in data.values() for c in v},
                       key=lambda x: int(x) if x.isdigit() else x)
-        fig, ax = plt.subplots(figsize=(max(6, 1.0 * len(cats) + 3), 4))
+        fig, ax = plt.subplots(figsize=(max(6, 1.0 * len(cats) + 3), 4), layout="constrained")
         width = 0.8 / max(1, len(data))
         for k, (pairing, counts) in enumerate(data.items()):
             ax.bar([i + k * width for i in range(len(cats))],
@@ -340,7 +360,6 @@ def plot(summary: dict[str, Any], out: Path) -> None:
         ax.set_ylabel("games")
         ax.set_title(title)
         ax.legend(fontsize=6)
-        fig.tight_layout()
         fig.savefig(out / fname, dpi=110)
         plt.close(fig)
 

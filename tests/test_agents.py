@@ -185,6 +185,34 @@ def test_paired_seeds_replay_identical_dice_and_draws() -> None:
     assert len(draws_a) >= 18 and draws_a[:18] == draws_b[:18]  # the first deal, at least
 
 
+def test_arena_plots_of_a_round_robin_stay_readable(tmp_path: Path) -> None:
+    """A ladder-sized round robin (10 agents: 90 pairings, 180 bars): the win rates become a
+    list of horizontal bars, the end plots one series of all games, and matplotlib warns of
+    no layout it could not make (it did with 90 legend entries)."""
+    import warnings
+
+    from PIL import Image
+
+    from experiments.arena import plot
+
+    names = [f"agent{k}" for k in range(10)]
+    pairs = [(a, b) for a in names for b in names if a != b]
+    results = [{"agent": a, "opponent": b, "side": side, "win_rate": 0.5, "ci95_low": 0.3,
+                "ci95_high": 0.7} for a, b in pairs for side in ("usa", "china", "both")]
+    ends = {f"{a} (US) vs {b} (China)": {"final scoring": 3, "diplomacy at 1 (total war)": 1}
+            for a, b in pairs}
+    turns = {k: {"11": 3, "4": 1} for k in ends}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot({"results": results, "end_reasons": ends, "end_turns": turns}, tmp_path)
+    with Image.open(tmp_path / "win_rates.png") as im:
+        width, height = im.size
+    assert height > 3 * width  # one row per agent and side, read top to bottom
+    for name in ("end_reasons.png", "end_turns.png"):
+        with Image.open(tmp_path / name) as im:
+            assert im.size[0] < 2000, name
+
+
 def test_arena_end_to_end_writes_replayable_games(tmp_path: Path) -> None:
     from experiments.arena import arena
 
