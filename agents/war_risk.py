@@ -1,4 +1,4 @@
-"""The card plays that could start a total war their player loses, read from the observation.
+"""The plays that lose outright, read from the observation: a total war, a held scoring card.
 
 The observation flags every card in the mover's hand whose event, played now, could bring
 diplomacy to 1 (``hand_war_risk``; rulebook 9.2.3, R7, R21;
@@ -14,7 +14,11 @@ diplomacy to 1 (``hand_war_risk``; rulebook 9.2.3, R7, R21;
   but the tech race for an opponent's card, the event for one's own or a neutral card);
 - on the mode decision of another card, the tech race, while the hand holds a flagged
   opponent's card that the race could take: the turn's one race is its only safe play;
-- on the General AI's offer of the event (R25), taking it.
+- on the General AI's offer of the event (R25), taking it;
+- at a card choice where the hand's scoring cards fill the action rounds left
+  (``scoring_due``), any card but a scoring card: one would be held at the end of the turn,
+  which loses the game (2.2.1.1, R13).  Not a total war, but the same kind of mistake: a
+  play that loses outright while a safe one is in hand.
 
 They feed the trainer's war-risk term (``experiments/train.py --war-risk-coef``: where a
 decision offers both risky and safe actions, ``-log`` of the probability the policy gives
@@ -42,14 +46,16 @@ class WarRisk:
         def cols(name: str) -> torch.Tensor:
             return torch.arange(layout[name].start, layout[name].stop)
 
-        self.flags, self.decision_card, self.me = (
-            cols(n) for n in ("hand_war_risk", "decision_card", "me"))
+        self.flags, self.decision_card, self.me, self.hand = (
+            cols(n) for n in ("hand_war_risk", "decision_card", "me", "hand"))
         self.in_play, self.next_card, self.tech_done = (
             cols(n) for n in ("in_play", "next_card", "tech_done"))
         kind = {k: layout["decision_kind"].start + i for i, k in enumerate(DECISION_KINDS)}
         self.card_kind, self.headline_kind = kind["card"], kind["headline"]
         self.mode_kind, self.ai_event_kind = kind["mode"], kind["ai_event"]
         self.card_flag = layout["decision_card_war_risk"].start
+        self.scoring_due = layout["scoring_due"].start
+        self.not_scoring = ~torch.as_tensor(content.card_scoring, dtype=torch.bool)
         tracks = layout["tracks"].start  # scaled by each track's top
         self.china_tech, self.china_social = tracks + TECH + CHINA, tracks + SOCIAL + CHINA
         self.social_max = content.rules.social_max
@@ -84,7 +90,7 @@ class WarRisk:
 
     def actions(self, obs: torch.Tensor) -> torch.Tensor:
         """Per row of `obs` (B x obs_size), the actions that risk a total war its mover
-        loses (B x n_actions, bool)."""
+        loses or hold a due scoring card (B x n_actions, bool)."""
         if obs.device.type != "cpu":  # the tables live on the CPU
             return self.actions(obs.cpu()).to(obs.device)
         risky = torch.zeros(obs.shape[0], self.n_actions, dtype=torch.bool)
@@ -108,6 +114,8 @@ class WarRisk:
             modes = torch.where(theirs[:, None], self.but_tech, self.event)
             risky[:, self.modes] |= modes & (mode & flagged)[:, None]
         risky[:, self.orders] = (flagged & (obs[:, self.ai_event_kind] > 0))[:, None]
+        due = (obs[:, self.scoring_due] > 0) & (obs[:, self.card_kind] > 0)
+        risky[:, self.cards] |= due[:, None] & self.not_scoring[None] & (obs[:, self.hand] > 0)
         return risky
 
     def offered(self, obs: torch.Tensor, mask: torch.Tensor

@@ -13,7 +13,7 @@ from agents.specs import make_agent
 from agents.war_risk import WarRisk
 from evenstar_env import Game
 from evenstar_env.engine.constants import HAND as IN_HAND
-from evenstar_env.engine.constants import MODE_TECH, SIDES
+from evenstar_env.engine.constants import M_ROUND, MODE_TECH, SIDES
 from evenstar_env.engine.play import legal_modes
 from evenstar_env.env.observation import observe
 
@@ -42,6 +42,30 @@ def test_only_the_card_whose_event_could_end_the_game_is_risky(diplomacy, tech_d
         g.describe_action(g.action_id("card", name)) for name in risky]
     assert [g.event_risks_total_war(name, "china") for name in HAND] == [
         name == "Gulf War" and diplomacy == 2 for name in HAND]  # the event itself
+
+
+@pytest.mark.parametrize(("round_", "hand", "risky"), [
+    (7, ["Europe Scoring", "Wolf Warrior Diplomacy", "Brexit"],
+     ["Wolf Warrior Diplomacy", "Brexit"]),
+    (6, ["Europe Scoring", "Wolf Warrior Diplomacy", "Brexit"], []),
+    (6, ["Europe Scoring", "Asia Scoring", "Brexit"], ["Brexit"]),
+    (7, ["Europe Scoring", "Asia Scoring"], []),
+    (7, ["Wolf Warrior Diplomacy", "Brexit"], [])])
+def test_a_card_that_would_leave_a_due_scoring_card_in_hand_is_risky(round_, hand, risky):
+    """2.2.1.1, R13: a scoring card held at the end of the turn loses the game.  Once the
+    hand's scoring cards fill the action rounds left (7 a turn), every other card is risky;
+    with only scoring cards in hand (a loss either way) nothing is safer, so nothing is
+    flagged as offered."""
+    g = china_card_choice(hand, 3, tech_done=True)
+    g.state.misc[M_ROUND] = round_
+    obs = torch.as_tensor(np.asarray(observe(g, "china"), dtype=np.float32))[None]
+    mask = torch.as_tensor(g.action_mask().astype(bool))[None]
+    wr = WarRisk(g.content)
+    flagged = np.flatnonzero(wr.actions(obs)[0].numpy())
+    assert sorted(g.describe_action(int(a)) for a in flagged) == sorted(
+        g.describe_action(g.action_id("card", name)) for name in risky)
+    _, offered = wr.offered(obs, mask)
+    assert bool(offered[0]) == bool(risky)
 
 
 def test_no_action_is_risky_outside_card_plays():
