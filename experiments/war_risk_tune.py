@@ -230,7 +230,8 @@ def target_loss(net: torch.nn.Module, obs: np.ndarray, mask: np.ndarray, target:
 def war_cards(guard: WarRisk, obs: np.ndarray, war: np.ndarray) -> np.ndarray:
     """The card each war-risk row (`war`) is about, -1 on the others: the flagged card
     whose mode or event is being chosen, else the rarest flagged card in hand (e.g. the
-    card a tech race on another card would leave without a safe play)."""
+    card a tech race on another card would leave without a safe play); -1 also on a row
+    with no flagged card (a due scoring card, :class:`~agents.war_risk.WarRisk`)."""
     in_hand = (obs[:, guard.flags.numpy()] > 0) & war[:, None]
     rare = np.where(in_hand, in_hand.sum(0), np.iinfo(np.int64).max).argmin(1)
     pending = obs[:, guard.decision_card.numpy()].argmax(1)
@@ -241,7 +242,8 @@ def war_cards(guard: WarRisk, obs: np.ndarray, war: np.ndarray) -> np.ndarray:
 def by_card_text(content: Content, by_card: dict[int, list[int]]) -> str:
     """Per card, most rows first: greedy risky choices / war-risk rows, e.g. ``Gulf War 3/61``."""
     top = sorted(by_card.items(), key=lambda kv: -kv[1][1])
-    return "; ".join(f"{content.cards[k].name} {g}/{n}" for k, (g, n) in top)
+    return "; ".join(f"{content.cards[k].name if k >= 0 else 'a due scoring card'} {g}/{n}"
+                     for k, (g, n) in top)
 
 
 def tune(cfg: TuneConfig) -> Path:

@@ -13,8 +13,19 @@ from helpers import china_card_choice
 from agents.learned_agent import LearnedAgent
 from agents.networks import NetConfig, build_network, save_checkpoint
 from agents.war_risk import WarRisk
+from evenstar_env.engine.constants import M_ROUND
 from evenstar_env.env.observation import observe
-from experiments.war_risk_tune import Rows, TuneConfig, fit, fit_steps, label, main, measure
+from experiments.war_risk_tune import (
+    Rows,
+    TuneConfig,
+    by_card_text,
+    fit,
+    fit_steps,
+    label,
+    main,
+    measure,
+    war_cards,
+)
 
 HAND = ["Gulf War", "Wolf Warrior Diplomacy", "Smart Power"]  # two US war cards, China's own
 
@@ -25,6 +36,23 @@ def positions(diplomacies: list[int]) -> tuple[np.ndarray, np.ndarray, object]:
     obs = np.stack([np.asarray(observe(g, "china"), dtype=np.float32) for g in games])
     mask = np.stack([g.action_mask().astype(bool) for g in games])
     return obs, mask, games[0]
+
+
+def test_rows_about_a_due_scoring_card_are_counted_under_their_own_name():
+    """A war-risk row with no flagged card (a scoring card due, R13) is reported as such,
+    not under whichever card comes last in the deck."""
+    g1 = china_card_choice(["Europe Scoring", "Brexit"], 3, tech_done=True)
+    g1.state.misc[M_ROUND] = 7
+    g2 = china_card_choice(HAND, 2, tech_done=True)
+    obs = np.stack([np.asarray(observe(g, "china"), dtype=np.float32) for g in (g1, g2)])
+    mask = np.stack([g.action_mask().astype(bool) for g in (g1, g2)])
+    guard = WarRisk(g1.content)
+    _, war = guard.offered(torch.from_numpy(obs), torch.from_numpy(mask))
+    assert war.tolist() == [True, True]
+    cards = war_cards(guard, obs, war.numpy())
+    assert cards[0] == -1 and g1.content.cards[cards[1]].name in ("Gulf War", "Smart Power")
+    text = by_card_text(g1.content, {-1: [1, 2], int(cards[1]): [0, 1]})
+    assert text.startswith("a due scoring card 1/2; ")
 
 
 @pytest.fixture(scope="module")
