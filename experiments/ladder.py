@@ -189,15 +189,17 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(result: dict[str, Any], path: Path) -> None:
-    """Elo with its 95% interval per agent, best on top."""
+def figure(result: dict[str, Any]) -> Any:
+    """Elo with its 95% interval per agent, best on top (a matplotlib figure)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = result["ratings"][::-1]
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.5))
+    label = max(len(r["agent"]) for r in rows)  # long specs widen the figure, not squeeze it
+    fig, ax = plt.subplots(figsize=(max(7.0, 4.5 + 0.07 * label), 0.45 * len(rows) + 1.5),
+                           layout="constrained")
     y = np.arange(len(rows))
     elo = np.array([r["elo"] for r in rows])
     err = np.array([[r["elo"] - r["ci95"][0], r["ci95"][1] - r["elo"]] for r in rows]).T
@@ -207,7 +209,14 @@ def plot(result: dict[str, Any], path: Path) -> None:
     ax.set_xlabel(f"Bradley–Terry Elo ({ANCHOR} = {ANCHOR_ELO:.0f}; 95% bootstrap interval)")
     ax.set_title(f"Ladder, pool v{result['config']['pool_version']}, "
                  f"{result['config']['total_games']} games")
-    fig.tight_layout()
+    return fig
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    """:func:`figure`, written to `path`."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(result)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

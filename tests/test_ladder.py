@@ -144,3 +144,23 @@ def test_one_seed_pair_a_pairing_still_has_intervals() -> None:
     for a in ("x", "random"):
         lo, hi = rows[a]["ci95"]
         assert lo <= rows[a]["elo"] <= hi and hi - lo > 100
+
+
+def test_the_plot_keeps_long_agent_specs_and_its_axis_label_inside_the_figure() -> None:
+    """A searcher's spec can be 50 characters long: the figure widens for it, and nothing
+    (tick labels, axis label, title) is cut at the edges."""
+    import matplotlib.pyplot as plt
+
+    names = ["alphaism:64,root=halving,playout=60,sim=network", "heuristic", "random"]
+    result = {"ratings": [{"agent": n, "elo": 1500.0 + 100 * k, "ci95": [1400.0 + 100 * k,
+                                                                            1600.0 + 100 * k]}
+                          for k, n in enumerate(names)],
+              "config": {"pool_version": 1, "total_games": 6}}
+    fig = ladder.figure(result)
+    fig.canvas.draw()
+    box = fig.bbox
+    ax = fig.axes[0]
+    for text in [*ax.get_yticklabels(), ax.xaxis.label, ax.title]:
+        ext = text.get_window_extent()
+        assert box.x0 - 1 <= ext.x0 and ext.x1 <= box.x1 + 1, text.get_text()
+    plt.close(fig)
