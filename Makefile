@@ -83,12 +83,14 @@ train-league: setup
 		--out runs/league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 	$(BIN)/python scripts/card_features.py runs/league_war_risk/checkpoint
 
-# The shipped policy since 2026-11-29, night (docs/agents.md, "Expert iteration with the
-# league"): train-league's policy searched by `rollout:64,depth=100` in 200 games against
-# itself (about 95 min), one expert-iteration fit on the search's choices, an exploiter of
-# the fitted network on each seat, 22 minutes of league PPO from it (its exploiters and
-# train-league's policy in the league), then the war-risk DAgger; agents/checkpoints/learned
-# is runs/exit_league_war_risk/checkpoint (about 2 h 20 min on the 2-core VM in all).
+# The shipped policy (docs/agents.md, "Expert iteration with the league" and "A due
+# scoring card"): train-league's policy searched by `rollout:64,depth=100` in 200 games
+# against itself (about 95 min), one expert-iteration fit on the search's choices, an
+# exploiter of the fitted network on each seat, 22 minutes of league PPO from it (its
+# exploiters and train-league's policy in the league), then the war-risk DAgger twice: the
+# first run (seed 0) made the policy shipped on 2026-11-29 (night), before the flags had a
+# due scoring card; the second (seed 2, with it; 44 min on a shared VM) made
+# agents/checkpoints/learned, runs/exit_league_due/checkpoint (about 3 h on the 2-core VM).
 LEAGUE ?= runs/league_war_risk/checkpoint
 train-exit-league: setup
 	$(BIN)/python -m experiments.cli arena "rollout:64,depth=100:$(LEAGUE)" learned:$(LEAGUE) \
@@ -105,6 +107,8 @@ train-exit-league: setup
 		$(LEAGUE_PPO) --seed 22
 	$(BIN)/python -m experiments.war_risk_tune --init runs/exit_league/checkpoints/latest \
 		--out runs/exit_league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
+	$(BIN)/python -m experiments.war_risk_tune --init runs/exit_league_war_risk/checkpoint \
+		--out runs/exit_league_due --games 1000 --rounds 6 --threads 2 --seed 2
 
 # One more turn of the league loop (docs/agents.md, "A third league turn"): an exploiter of
 # TURN_FROM on each seat, 22 minutes of league PPO from it with both exploiters and the
