@@ -110,34 +110,47 @@ train-exit-league: setup
 	$(BIN)/python -m experiments.war_risk_tune --init runs/exit_league_war_risk/checkpoint \
 		--out runs/exit_league_due --games 1000 --rounds 6 --threads 2 --seed 2
 
-# One more turn of the league loop (docs/agents.md, "A third league turn"): an exploiter of
-# TURN_FROM on each seat, 22 minutes of league PPO from it with both exploiters and the
-# frozen earlier policies PAST (comma-separated checkpoints), two runs of the war-risk
-# DAgger, then what decides whether it ships: its games against random (total-war losses)
-# and an exploiter of the result on each seat (its exploitability at the same budget).
-# Outputs in runs/$(TURN)*; about 75 minutes on the 2-core VM.
+# Exploiters of policy $(1) into runs/$(2)-usaU and runs/$(2)-chinaC, for each U:C of the
+# seeds $(3), a US and a China run at a time on the two cores (the target's own rate on
+# each seat is measured with the first pair only; `evenstar exploiters` borrows it), then
+# the table of their margins and the best a seat.
+define exploiters
+	base=200; for pair in $(3); do u=$${pair%:*}; c=$${pair#*:}; \
+	  $(BIN)/python -m experiments.exploit --target learned:$(1) --seat usa $(EXPLOIT) \
+	    --baseline-games $$base --seed $$u --out runs/$(2)-usa$$u & a=$$!; \
+	  $(BIN)/python -m experiments.exploit --target learned:$(1) --seat china $(EXPLOIT) \
+	    --baseline-games $$base --seed $$c --out runs/$(2)-china$$c & b=$$!; \
+	  wait $$a && wait $$b || exit 1; base=0; done
+	$(BIN)/evenstar exploiters runs/$(2)-*
+endef
+
+# One more turn of the league loop (docs/agents.md, "A fourth league turn"): exploiters of
+# TURN_FROM, two a seat (one a seat understates what a best response finds; seeds U:C of
+# EXPLOIT_SEEDS), 22 minutes of league PPO from it with all of them and the frozen earlier
+# policies PAST
+# (comma-separated checkpoints) in the league (PFSP gives the hardest the most games), the
+# war-risk DAgger, then what decides whether it ships: its games against the policy it
+# started from and against random, and exploiters of the result with the seeds of
+# AFTER_SEEDS (the best of them is its exploitability at this budget). Outputs in
+# runs/$(TURN)*; about 2.5 h on the 2-core VM.
+EXPLOIT_SEEDS ?= 16:17 18:15
+AFTER_SEEDS ?= 12:11 16:17 18:15
 TURN ?= league_turn
 TURN_FROM ?= agents/checkpoints/learned
-TURN_SEED ?= 24
-PAST ?= runs/league_war_risk/checkpoint
+TURN_SEED ?= 25
+PAST ?= runs/exit_league_war_risk/checkpoint
 league-turn: setup
-	$(BIN)/python -m experiments.exploit --target learned:$(TURN_FROM) --seat usa $(EXPLOIT) \
-		--seed 12 --out runs/$(TURN)_exploit-usa
-	$(BIN)/python -m experiments.exploit --target learned:$(TURN_FROM) --seat china $(EXPLOIT) \
-		--seed 11 --out runs/$(TURN)_exploit-china
+	$(call exploiters,$(TURN_FROM),$(TURN)_exploit,$(EXPLOIT_SEEDS))
 	$(BIN)/python -m experiments.train --name $(TURN) --init $(TURN_FROM) \
-		--exploiters runs/$(TURN)_exploit-usa/checkpoints/latest,runs/$(TURN)_exploit-china/checkpoints/latest,$(PAST) \
+		--exploiters $$(ls -d runs/$(TURN)_exploit-*/checkpoints/latest | paste -sd,),$(PAST) \
 		$(LEAGUE_PPO) --seed $(TURN_SEED)
 	$(BIN)/python -m experiments.war_risk_tune --init runs/$(TURN)/checkpoints/latest \
 		--out runs/$(TURN)_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
-	$(BIN)/python -m experiments.war_risk_tune --init runs/$(TURN)_war_risk/checkpoint \
-		--out runs/$(TURN)_war_risk2 --games 1000 --rounds 6 --threads 2 --seed 1
-	$(BIN)/python -m experiments.cli arena learned:runs/$(TURN)_war_risk2/checkpoint random \
+	$(BIN)/python -m experiments.cli arena learned:runs/$(TURN)_war_risk/checkpoint \
+		learned:$(TURN_FROM) --games 200 --seed 79000 --workers 2 --out runs/$(TURN)_vs_from
+	$(BIN)/python -m experiments.cli arena learned:runs/$(TURN)_war_risk/checkpoint random \
 		--games 500 --seed 85000 --workers 2 --out runs/$(TURN)_vs_random
-	$(BIN)/python -m experiments.exploit --target learned:runs/$(TURN)_war_risk2/checkpoint \
-		--seat usa $(EXPLOIT) --seed 12 --out runs/$(TURN)_after_exploit-usa
-	$(BIN)/python -m experiments.exploit --target learned:runs/$(TURN)_war_risk2/checkpoint \
-		--seat china $(EXPLOIT) --seed 11 --out runs/$(TURN)_after_exploit-china
+	$(call exploiters,runs/$(TURN)_war_risk/checkpoint,$(TURN)_after_exploit,$(AFTER_SEEDS))
 
 # The shipped policy fine-tuned for an edited deck on the shipped board (docs/agents.md,
 # "Learned agents on an edited deck"): 12 minutes of PPO from its weights on DECK, half

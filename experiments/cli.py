@@ -308,6 +308,42 @@ def ladder(games: PairedGames = 2, workers: Workers = 2, seed: FirstSeed = 90_00
 
 
 @command
+def exploiters(runs: Annotated[list[Path], typer.Argument(help="exploit run folders "
+                                                           "(experiments.exploit --out)")],
+               best: Annotated[Side | None, typer.Option(help="print only the checkpoint of "
+                                                         "the strongest exploiter on this "
+                                                         "seat")] = None) -> None:
+    """Exploit runs side by side: each one's margin over the target's own rate on its
+    seat, and the best a target and seat (the lower bound on its exploitability)."""
+    from experiments import exploiters as ex
+
+    try:
+        found = ex.load(runs)
+        if best is not None:
+            print(ex.best(found, best.value).checkpoint)
+            return
+    except ValueError as exc:
+        fail(str(exc))
+    if not found:
+        fail("no finished exploit run (exploit.json) among the folders given")
+    table = Table(title="Exploiters (win rate on the seat over fresh seeds, 95% CI)")
+    for col in ("target", "seat", "seed", "exploiter", "target's own", "margin", "run"):
+        table.add_column(col, overflow="fold")
+    for r in sorted(found, key=lambda r: (r.key, r.seat, r.seed or 0)):
+        margin = "-" if r.baseline is None else f"{100 * (r.rate - r.baseline):+.1f}"
+        table.add_row(r.target, r.seat, str(r.seed), f"{r.wins}/{r.games} = {r.rate:.1%} "
+                      f"[{r.ci95[0]:.1%}, {r.ci95[1]:.1%}]",
+                      "-" if r.baseline is None else f"{r.baseline:.1%}", margin, r.name)
+    console.print(table)
+    for b in ex.lower_bounds(found):
+        bound = "no baseline" if b["margin"] is None else f"{100 * b['margin']:+.1f} points"
+        weights = f" (weights {b['weights']})" if b["weights"] else ""
+        console.print(f"{escape(b['target'])}{weights} as {b['seat']}: best of "
+                      f"{b['exploiters']}: {bound} ({escape(b['best'])})", highlight=False,
+                      soft_wrap=True)
+
+
+@command
 def play(side: Annotated[Side, typer.Option("--as", help="your side")] = Side.usa,
          opponent: Annotated[str, typer.Option(help=AGENT_SPECS)] = "heuristic",
          seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="game seed (shown when "
