@@ -83,14 +83,14 @@ train-league: setup
 		--out runs/league_war_risk --games 1000 --rounds 6 --threads 2 --seed 0
 	$(BIN)/python scripts/card_features.py runs/league_war_risk/checkpoint
 
-# The shipped policy (docs/agents.md, "Expert iteration with the league" and "A due
-# scoring card"): train-league's policy searched by `rollout:64,depth=100` in 200 games
-# against itself (about 95 min), one expert-iteration fit on the search's choices, an
-# exploiter of the fitted network on each seat, 22 minutes of league PPO from it (its
-# exploiters and train-league's policy in the league), then the war-risk DAgger twice: the
-# first run (seed 0) made the policy shipped on 2026-11-29 (night), before the flags had a
+# The policy shipped until 2026-11-30, morning, where league-turn starts (docs/agents.md,
+# "Expert iteration with the league" and "A due scoring card"): train-league's policy
+# searched by `rollout:64,depth=100` in 200 games against itself (about 95 min), one
+# expert-iteration fit on the search's choices, an exploiter of the fitted network on each
+# seat, 22 minutes of league PPO from it (its exploiters and train-league's policy in the
+# league), then the war-risk DAgger twice: the first run (seed 0) made the policy shipped on 2026-11-29 (night), before the flags had a
 # due scoring card; the second (seed 2, with it; 44 min on a shared VM) made
-# agents/checkpoints/learned, runs/exit_league_due/checkpoint (about 3 h on the 2-core VM).
+# runs/exit_league_due/checkpoint (about 3 h on the 2-core VM).
 LEAGUE ?= runs/league_war_risk/checkpoint
 train-exit-league: setup
 	$(BIN)/python -m experiments.cli arena "rollout:64,depth=100:$(LEAGUE)" learned:$(LEAGUE) \
@@ -127,12 +127,13 @@ endef
 # One more turn of the league loop (docs/agents.md, "A fourth league turn"): exploiters of
 # TURN_FROM, two a seat (one a seat understates what a best response finds; seeds U:C of
 # EXPLOIT_SEEDS), 22 minutes of league PPO from it with all of them and the frozen earlier
-# policies PAST
-# (comma-separated checkpoints) in the league (PFSP gives the hardest the most games), the
-# war-risk DAgger, then what decides whether it ships: its games against the policy it
-# started from and against random, and exploiters of the result with the seeds of
-# AFTER_SEEDS (the best of them is its exploitability at this budget). Outputs in
-# runs/$(TURN)*; about 2.5 h on the 2-core VM.
+# policies PAST (comma-separated checkpoints) in the league (PFSP gives the hardest the
+# most games), the war-risk DAgger, then what decides whether it ships: its games against
+# the policy it started from and against random, and exploiters of the result with the
+# seeds of AFTER_SEEDS (the best of them is its exploitability at this budget). Outputs in
+# runs/$(TURN)*; about 2.5 h on the 2-core VM. The shipped agents/checkpoints/learned is
+# runs/$(TURN)_war_risk/checkpoint of the turn from TURN_FROM=runs/exit_league_due/checkpoint
+# (run as TURN=league4); from the shipped policy, the default, it is the next turn.
 EXPLOIT_SEEDS ?= 16:17 18:15
 AFTER_SEEDS ?= 12:11 16:17 18:15
 TURN ?= league_turn
