@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -104,6 +105,12 @@ def spec_weights(spec: str) -> Path | None:
         path = Path(arg or CHECKPOINTS / "ppo_selfplay")
         return path if path.suffix in (".zip", ".pt") else path.with_suffix(".pt")
     return None
+
+
+def weights_hash(path: Path) -> str:
+    """The first 16 hex digits of the SHA-256 of a weights file: which network a result was
+    measured with (``learned`` names whichever policy is shipped at the time)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 Parser = Callable[[str, str], Any]  # (text, what it is for the message) -> the value

@@ -20,7 +20,6 @@ stops at once with one line.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 import multiprocessing as mp
@@ -235,14 +234,14 @@ STAMP = "play_fingerprint.txt"
 def play_stamp(agents: Iterable[str] = (), content: str = "shipped") -> str:
     """What a study's games depend on besides their seeds: the card and rule data's play
     fingerprint, then ``spec=hash`` for each agent that plays a network (its weights)."""
-    from agents.specs import spec_weights
+    from agents.specs import spec_weights, weights_hash
     from evenstar_env.content import load_content, play_fingerprint
 
     parts = [play_fingerprint(load_content(content))]
     for spec in sorted(set(agents)):
         path = spec_weights(spec)
         if path is not None and path.is_file():
-            parts.append(f"{spec}={hashlib.sha256(path.read_bytes()).hexdigest()[:16]}")
+            parts.append(f"{spec}={weights_hash(path)}")
     return " ".join(parts)
 
 
