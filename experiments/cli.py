@@ -320,7 +320,11 @@ def exploiters(runs: Annotated[list[Path], typer.Argument(help="exploit run fold
     try:
         found = ex.load(runs)
         if best is not None:
-            print(ex.best(found, best.value).checkpoint)
+            top = ex.best(found, best.value)
+            if not top.checkpoint.is_dir():
+                fail(f"{top.path}: the strongest {best.value} exploiter, but no checkpoint at "
+                     f"{top.checkpoint} (a copy of a result, not its run folder)")
+            print(top.checkpoint)
             return
     except ValueError as exc:
         fail(str(exc))
